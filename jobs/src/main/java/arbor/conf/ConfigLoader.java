@@ -1,0 +1,92 @@
+package arbor.conf;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueFactory;
+import java.io.File;
+import java.util.List;
+import java.util.function.DoublePredicate;
+
+/**
+ * Loads the configuration tree once: {@code conf/defaults.conf} (inside the jar), then each
+ * {@code --conf} in order (a file, or the name of a profile shipped in the jar: {@code local},
+ * {@code cluster}, {@code gpu}), then each {@code --set key=value}; later wins. Substitutions
+ * resolve after merging, so {@code --set data_dir=/x} moves everything derived from it.
+ */
+public final class ConfigLoader {
+  private ConfigLoader() {}
+
+  public static final List<String> PROFILES = List.of("local", "cluster", "gpu");
+  private static final String DEFAULTS = "conf/defaults.conf";
+
+  public static ArborConfig load(List<String> confFiles, List<String> sets) {
+    Config merged = ConfigFactory.parseResources(DEFAULTS, ConfigParseOptions.defaults().setAllowMissing(false));
+    try {
+      for (String file : confFiles) merged = parseConf(file).withFallback(merged);
+      for (String set : sets) merged = parseSet(set).withFallback(merged);
+      Config resolved = merged.resolve();
+      ArborConfig config = RecordBinder.bind(resolved, ArborConfig.class);
+      validate(resolved);
+      return config;
+    } catch (ConfigException e) {
+      throw new ConfigError("configuration error: " + e.getMessage(), e);
+    }
+  }
+
+  private static Config parseConf(String name) {
+    File file = new File(name);
+    if (file.isFile()) return ConfigFactory.parseFile(file, ConfigParseOptions.defaults().setAllowMissing(false));
+    if (PROFILES.contains(name)) {
+      return ConfigFactory.parseResources("conf/" + name + ".conf", ConfigParseOptions.defaults().setAllowMissing(false));
+    }
+    throw new ConfigError("no such configuration file: '" + name + "' (give a path, or one of the profiles " + PROFILES + ")");
+  }
+
+  private static Config parseSet(String assignment) {
+    int eq = assignment.indexOf('=');
+    if (eq <= 0) throw new ConfigError("--set takes key=value, got '" + assignment + "'");
+    String key = assignment.substring(0, eq).strip();
+    String text = assignment.substring(eq + 1).strip();
+    String origin = "--set " + assignment;
+    ConfigValue value;
+    if (text.startsWith("[") || text.startsWith("{")) {
+      value = ConfigFactory.parseString("v = " + text, ConfigParseOptions.defaults().setOriginDescription(origin)).getValue("v");
+    } else {
+      // Plain text stays a string; the binder converts it to the key's type, or says why not.
+      value = ConfigValueFactory.fromAnyRef(text, origin);
+    }
+    try {
+      return ConfigFactory.empty().withValue(key, value);
+    } catch (ConfigException.BadPath e) {
+      throw new ConfigError("--set: '" + key + "' is not a valid key: " + e.getMessage(), e);
+    }
+  }
+
+  /** Ranges the types alone do not capture. */
+  private static void validate(Config c) {
+    atLeast(c, "spark.shuffle_partitions", 1);
+    atLeast(c, "spark.snapshot_partitions", 1);
+    atLeast(c, "ingest.max_file_mb", 1);
+    atLeast(c, "ingest.min_text_chars", 0);
+    atLeast(c, "ingest.files_per_task", 1);
+    atLeast(c, "ingest.noise.line_width", 20);
+    atLeast(c, "ingest.noise.lines_per_page", 5);
+    check(c, "ingest.noise.hyphenation", v -> v >= 0 && v <= 1, "a probability between 0 and 1");
+    check(c, "ingest.noise.ligatures", v -> v >= 0 && v <= 1, "a probability between 0 and 1");
+  }
+
+  private static void atLeast(Config c, String key, int min) {
+    check(c, key, v -> v >= min, "at least " + min);
+  }
+
+  private static void check(Config c, String key, DoublePredicate ok, String expected) {
+    double v = c.getDouble(key);
+    if (!ok.test(v)) {
+      throw new ConfigError("key '" + key + "' " + RecordBinder.where(c.getValue(key).origin())
+          + ": expected " + expected + ", got " + c.getValue(key).render());
+    }
+  }
+}

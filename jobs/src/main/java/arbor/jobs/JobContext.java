@@ -1,0 +1,47 @@
+package arbor.jobs;
+
+import arbor.conf.ArborConfig;
+import arbor.spark.Sessions;
+import arbor.warehouse.Warehouse;
+import java.io.PrintStream;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What a job runs with: the configuration, its own arguments, the console, and a SparkSession
+ * opened on first use (jobs such as {@code setup} never start Spark).
+ */
+public final class JobContext implements AutoCloseable {
+  private final String job;
+  private final ArborConfig config;
+  private final List<String> args;
+  private final PrintStream out;
+  private SparkSession spark;
+
+  public JobContext(String job, ArborConfig config, List<String> args, PrintStream out) {
+    this.job = job;
+    this.config = config;
+    this.args = List.copyOf(args);
+    this.out = out;
+  }
+
+  public String job() { return job; }
+  public ArborConfig config() { return config; }
+  public List<String> args() { return args; }
+  public PrintStream out() { return out; }
+
+  public synchronized SparkSession spark() {
+    if (spark == null) spark = Sessions.open(config.spark());
+    return spark;
+  }
+
+  public Warehouse warehouse() {
+    return new Warehouse(spark(), config.warehouse());
+  }
+
+  /** Leaves a session made by spark-submit to spark-submit; stops the one this JVM made. */
+  @Override
+  public synchronized void close() {
+    if (spark != null && config.spark().mode() == arbor.conf.SparkSettings.Mode.LOCAL) spark.stop();
+  }
+}

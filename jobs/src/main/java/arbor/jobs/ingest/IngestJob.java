@@ -1,0 +1,133 @@
+package arbor.jobs.ingest;
+
+import arbor.ingest.Ingest;
+import arbor.ingest.IngestError;
+import arbor.ingest.IngestRows;
+import arbor.ingest.SourceFile;
+import arbor.ingest.SourceListing;
+import arbor.jobs.Args;
+import arbor.jobs.Job;
+import arbor.jobs.JobContext;
+import arbor.jobs.UsageError;
+import arbor.warehouse.Table;
+import arbor.warehouse.Warehouse;
+import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.util.LongAccumulator;
+
+/**
+ * {@code arbor ingest --papers PATH...}: reads papers into {@code papers}, the questions that
+ * come with them into {@code source_questions}, and every input it could not read into
+ * {@code ingest_errors}. Idempotent: unchanged inputs change nothing; a changed file updates
+ * its row.
+ */
+public final class IngestJob implements Job {
+
+  @Override
+  public String summary() {
+    return "read PDFs, QASPER and JSON Lines papers into the papers table";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        options:
+          --papers PATH...  files or folders (any Hadoop URI); the reader follows the file type:
+                            .pdf (with a .tex/.Rnw source beside it when there is one),
+                            .md/.txt markdown papers, QASPER .json, .jsonl of
+                            {id, title, abstract, paragraphs[, score]}
+        writes: papers, source_questions, ingest_errors (under the warehouse)
+        exit code 1 only when no paper could be read.""";
+  }
+
+  @Override
+  public int run(JobContext context) throws Exception {
+    Args args = Args.parse("ingest", context.args(), Set.of(), Set.of("papers"));
+    if (args.values("papers").isEmpty() || !args.positionals().isEmpty()) {
+      throw new UsageError("ingest: give the papers to read with --papers PATH... (after 'bin/arbor setup', the demo corpus is "
+          + context.config().dataDir() + "/corpus)");
+    }
+    Summary summary = ingest(context, args.values("papers"));
+    return summary.papers() > 0 ? 0 : 1;
+  }
+
+  /** What one ingest did. {@code papers} counts every paper read, changed or not. */
+  public record Summary(long papers, long inserted, long updated, long unchanged, long questions, long errors) {}
+
+  public static Summary ingest(JobContext context, List<String> paths) throws Exception {
+    PrintStream out = context.out();
+    SparkSession spark = context.spark();
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    SourceListing.Result listing = SourceListing.list(paths, hadoop);
+    out.println("ingest: " + listing.files().size() + " file(s) " + kinds(listing.files())
+        + (listing.skipped() > 0 ? ", " + listing.skipped() + " of other types skipped" : ""));
+
+    Ingest stage = new Ingest(context.config().ingest());
+    LongAccumulator done = spark.sparkContext().longAccumulator("ingest.files");
+    LongAccumulator errorCount = spark.sparkContext().longAccumulator("ingest.errors");
+    Ingest.Output output = stage.transform(stage.files(spark, listing.files()), hadoopSettings(hadoop), done, errorCount);
+    Dataset<Row> parsed = output.parsed().persist(StorageLevel.MEMORY_AND_DISK());
+    try (Progress progress = new Progress(out, "ingest", listing.files().size(), done::value,
+        () -> errorCount.value() + listing.errors().size())) {
+      parsed.count();
+    }
+    out.printf("ingest: %d/%d files parsed%n", done.value(), listing.files().size());
+
+    Warehouse warehouse = context.warehouse();
+    Dataset<Row> papers = output.papers().persist(StorageLevel.MEMORY_AND_DISK());
+    Warehouse.MergeCounts p = warehouse.upsert(Table.PAPERS, papers, "t.content_hash <> s.content_hash");
+    Warehouse.MergeCounts q = warehouse.upsert(Table.SOURCE_QUESTIONS, output.questions(),
+        "NOT (t.question <=> s.question AND t.evidence <=> s.evidence AND t.answerable <=> s.answerable)");
+    Dataset<Row> errors = output.errors().unionByName(listingErrors(spark, listing.errors()))
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    Warehouse.MergeCounts e = warehouse.upsert(Table.INGEST_ERRORS, errors, "NOT (t.reason <=> s.reason)");
+    // A file that failed before and reads now is no longer an error.
+    long fixed = warehouse.deleteMatching(Table.INGEST_ERRORS, papers.select("source", "path"));
+
+    out.printf("ingest: %d paper(s): %d new, %d updated, %d unchanged; %d question(s) (%d new); %d error(s)%s%n",
+        p.sourceRows(), p.inserted(), p.updated(), p.unchanged(), q.sourceRows(), q.inserted(), e.sourceRows(),
+        fixed > 0 ? " (" + fixed + " earlier error(s) cleared)" : "");
+    printErrors(out, errors);
+    out.println("ingest: tables under " + warehouse.root() + " (inspect: bin/arbor sql \"SELECT * FROM ingest_errors\")");
+    parsed.unpersist();
+    papers.unpersist();
+    errors.unpersist();
+    return new Summary(p.sourceRows(), p.inserted(), p.updated(), p.unchanged(), q.sourceRows(), e.sourceRows());
+  }
+
+  private static void printErrors(PrintStream out, Dataset<Row> errors) {
+    List<Row> first = errors.orderBy("path").limit(20).collectAsList();
+    for (Row r : first) out.println("  error: [" + r.getAs("source") + "] " + r.getAs("path") + ": " + r.getAs("reason"));
+    long total = errors.count();
+    if (total > first.size()) out.println("  ... and " + (total - first.size()) + " more in ingest_errors");
+  }
+
+  private static Dataset<Row> listingErrors(SparkSession spark, List<IngestError> errors) {
+    List<Row> rows = errors.stream().map(e -> RowFactory.create(e.source(), e.path(), e.reason())).toList();
+    return spark.createDataFrame(rows, IngestRows.ERROR_STRUCT).withColumn("at", functions.current_timestamp());
+  }
+
+  private static String kinds(List<SourceFile> files) {
+    Map<String, Integer> counts = new TreeMap<>();
+    files.forEach(f -> counts.merge(f.kind().source, 1, Integer::sum));
+    return counts.toString();
+  }
+
+  /** The driver's Hadoop settings, for executors to open the same file systems. */
+  private static Map<String, String> hadoopSettings(Configuration hadoop) {
+    Map<String, String> settings = new HashMap<>();
+    hadoop.forEach(e -> settings.put(e.getKey(), e.getValue()));
+    return settings;
+  }
+}

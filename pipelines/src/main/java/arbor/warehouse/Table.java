@@ -1,0 +1,28 @@
+package arbor.warehouse;
+
+import java.util.List;
+
+/** Every Delta table of the warehouse, with its fixed name and key columns. */
+public enum Table {
+  PAPERS("papers", "paper_id"),
+  INGEST_ERRORS("ingest_errors", "source", "path"),
+  SOURCE_QUESTIONS("source_questions", "question_id"),
+  PAPER_GROUPS("paper_groups", "group_id"),
+  QUERIES("queries", "query_id"),
+  SYNTHESIS_ERRORS("synthesis_errors", "group_id", "generator"),
+  REFRESH_RUNS("refresh_runs", "run_id"),
+  ROLLOUT_NODES("rollout_nodes", "run_id", "step", "node_id"),
+  ROLLOUT_TURNS("rollout_turns", "run_id", "step", "node_id", "turn"),
+  REWARDS("rewards", "run_id", "step", "node_id"),
+  SAMPLES("samples", "run_id", "step", "node_id", "turn"),
+  CHECKPOINTS("checkpoints", "run_id", "step", "tensor", "chunk"),
+  METRICS("metrics", "run_id", "step", "name");
+
+  public final String tableName;
+  public final List<String> keys;
+
+  Table(String tableName, String... keys) {
+    this.tableName = tableName;
+    this.keys = List.of(keys);
+  }
+}

@@ -1,0 +1,96 @@
+package arbor.warehouse;
+
+import io.delta.tables.DeltaTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The warehouse root and its Delta tables: where each table lives, reading it, and the MERGE
+ * that every idempotent write goes through.
+ */
+public final class Warehouse {
+  private final SparkSession spark;
+  private final String root;
+
+  public Warehouse(SparkSession spark, String root) {
+    this.spark = spark;
+    this.root = root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
+  }
+
+  public String root() {
+    return root;
+  }
+
+  public String path(Table table) {
+    return root + "/" + table.tableName;
+  }
+
+  public boolean exists(Table table) {
+    return DeltaTable.isDeltaTable(spark, path(table));
+  }
+
+  public Dataset<Row> read(Table table) {
+    if (!exists(table)) {
+      throw new IllegalStateException("table '" + table.tableName + "' does not exist yet at "
+          + path(table) + "; run the job that writes it first (papers: bin/arbor ingest)");
+    }
+    return spark.read().format("delta").load(path(table));
+  }
+
+  /** What one write did to its target table. */
+  public record MergeCounts(long sourceRows, long inserted, long updated, long deleted) {
+    public long unchanged() {
+      return sourceRows - inserted - updated - deleted;
+    }
+  }
+
+  /**
+   * Inserts the rows whose key is new and updates those whose key exists and for which
+   * {@code changed} (SQL over aliases {@code t}, the table, and {@code s}, the rows) holds;
+   * leaves every other row alone. Creates the table on first use. Rows must be unique by key,
+   * and should be cached: they are counted, then merged.
+   */
+  public MergeCounts upsert(Table table, Dataset<Row> rows, String changed) {
+    long sourceRows = rows.count();
+    if (!exists(table)) {
+      rows.write().format("delta").mode("errorifexists").save(path(table));
+      return new MergeCounts(sourceRows, sourceRows, 0, 0);
+    }
+    Row m = DeltaTable.forPath(spark, path(table)).as("t")
+        .merge(rows.as("s"), keyMatch(table))
+        .whenMatched(changed).updateAll()
+        .whenNotMatched().insertAll()
+        .execute().first();
+    return new MergeCounts(sourceRows, m.getAs("num_inserted_rows"), m.getAs("num_updated_rows"), 0);
+  }
+
+  /** Deletes the table's rows whose key appears in {@code keys}. */
+  public long deleteMatching(Table table, Dataset<Row> keys) {
+    if (!exists(table)) return 0;
+    Row m = DeltaTable.forPath(spark, path(table)).as("t")
+        .merge(keys.as("s"), keyMatch(table))
+        .whenMatched().delete()
+        .execute().first();
+    return m.getAs("num_deleted_rows");
+  }
+
+  /** Registers every existing table as a temporary view under its name, for SQL. */
+  public List<Table> registerViews() {
+    List<Table> registered = new ArrayList<>();
+    for (Table t : Table.values()) {
+      if (exists(t)) {
+        read(t).createOrReplaceTempView(t.tableName);
+        registered.add(t);
+      }
+    }
+    return registered;
+  }
+
+  private static String keyMatch(Table table) {
+    return table.keys.stream().map(k -> "t." + k + " = s." + k).collect(Collectors.joining(" AND "));
+  }
+}

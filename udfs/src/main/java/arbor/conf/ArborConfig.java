@@ -1,0 +1,18 @@
+package arbor.conf;
+
+import java.io.Serializable;
+
+/**
+ * The whole configuration tree, loaded once at job start from {@code conf/defaults.conf}, the
+ * profiles and {@code --set} overrides, then passed down. Keys are the snake_case forms of the
+ * component names ({@code dataDir} is {@code data_dir}).
+ *
+ * @param warehouse root of every Delta table: a local folder or any Hadoop URI
+ * @param dataDir where {@code setup} caches downloads and local runs keep temp files
+ */
+public record ArborConfig(
+    String warehouse,
+    String dataDir,
+    SparkSettings spark,
+    IngestSettings ingest,
+    SetupSettings setup) implements Serializable {}

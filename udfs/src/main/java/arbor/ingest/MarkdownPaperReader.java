@@ -1,0 +1,60 @@
+package arbor.ingest;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A paper as markdown, the form of {@code qasper-train/papers/<id>.txt}: a {@code # title}
+ * line, an optional {@code **Paper ID:**} line, a {@code ## Abstract} section, then
+ * {@code ## section} headings with paragraphs separated by blank lines. Headings are structure,
+ * not paragraphs; the paper id is the {@code Paper ID} line's, else the file name's.
+ */
+public final class MarkdownPaperReader {
+  public static final String SOURCE = "markdown";
+
+  private final PdfNoise noise;
+  private final double defaultScore;
+
+  public MarkdownPaperReader(PdfNoise noise, double defaultScore) {
+    this.noise = noise;
+    this.defaultScore = defaultScore;
+  }
+
+  public Parsed read(String fallbackId, String path, byte[] bytes) {
+    String text;
+    try {
+      text = TextFiles.utf8(bytes);
+    } catch (TextFiles.NotText e) {
+      return Parsed.error(SOURCE, path, e.getMessage());
+    }
+    String title = null;
+    String paperId = fallbackId;
+    StringBuilder abstractText = new StringBuilder();
+    List<String> paragraphs = new ArrayList<>();
+    String section = null;
+    for (String block : text.replace("\r\n", "\n").split("\\n\\s*\\n")) {
+      String b = block.strip();
+      if (b.isEmpty()) continue;
+      if (title == null && b.startsWith("# ")) {
+        title = b.substring(2).strip();
+      } else if (b.startsWith("**Paper ID:**")) {
+        paperId = b.substring("**Paper ID:**".length()).strip();
+      } else if (b.startsWith("#")) {
+        section = b.replaceFirst("^#+", "").strip();
+      } else if (section != null && section.equalsIgnoreCase("abstract")) {
+        abstractText.append(abstractText.isEmpty() ? "" : " ").append(b);
+      } else if (title != null) {
+        paragraphs.add(b);
+      }
+    }
+    if (title == null || title.isBlank()) {
+      return Parsed.error(SOURCE, path, "not a markdown paper: no '# title' line");
+    }
+    if (paragraphs.isEmpty()) {
+      return Parsed.error(SOURCE, path, "no body paragraphs after the title");
+    }
+    String abs = abstractText.toString();
+    return Parsed.of(new Paper(paperId, title, abs, SOURCE, path, paragraphs,
+        noise.apply(paperId, title, abs, paragraphs), Paper.NOISY_SIMULATED, defaultScore, Hashes.sha256(bytes)));
+  }
+}
