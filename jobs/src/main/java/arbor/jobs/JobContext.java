@@ -17,6 +17,7 @@ public final class JobContext implements AutoCloseable {
   private final List<String> args;
   private final PrintStream out;
   private SparkSession spark;
+  private boolean ownsSpark;
 
   public JobContext(String job, ArborConfig config, List<String> args, PrintStream out) {
     this.job = job;
@@ -31,7 +32,11 @@ public final class JobContext implements AutoCloseable {
   public PrintStream out() { return out; }
 
   public synchronized SparkSession spark() {
-    if (spark == null) spark = Sessions.open(config.spark());
+    if (spark == null) {
+      // A session that already exists (a notebook's, a test suite's) is borrowed, not owned.
+      ownsSpark = SparkSession.getDefaultSession().isEmpty();
+      spark = Sessions.open(config.spark());
+    }
     return spark;
   }
 
@@ -39,9 +44,9 @@ public final class JobContext implements AutoCloseable {
     return new Warehouse(spark(), config.warehouse());
   }
 
-  /** Leaves a session made by spark-submit to spark-submit; stops the one this JVM made. */
+  /** Stops the session only when this context made it, in local mode; spark-submit stops its own. */
   @Override
   public synchronized void close() {
-    if (spark != null && config.spark().mode() == arbor.conf.SparkSettings.Mode.LOCAL) spark.stop();
+    if (spark != null && ownsSpark && config.spark().mode() == arbor.conf.SparkSettings.Mode.LOCAL) spark.stop();
   }
 }

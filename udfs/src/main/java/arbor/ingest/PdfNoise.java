@@ -74,8 +74,11 @@ public final class PdfNoise {
 
   /** Where to split a word that overflows the line, or 0 to move it whole to the next line. */
   private int hyphenationPoint(String word, int room, SplittableRandom random) {
-    int maxPrefix = Math.min(room - 1, word.length() - 3);
-    if (maxPrefix < 3 || !word.chars().allMatch(Character::isLetter)) return 0;
+    int letters = 0;
+    while (letters < word.length() && Character.isLetter(word.charAt(letters))) letters++;
+    // Split inside the word's letters, leaving at least three on each side.
+    int maxPrefix = Math.min(room - 1, letters - 3);
+    if (maxPrefix < 3) return 0;
     if (random.nextDouble() >= settings.hyphenation()) return 0;
     return 3 + random.nextInt(maxPrefix - 2);
   }

@@ -43,6 +43,11 @@ public final class PdfPaperReader {
       if (!latex.title().isBlank()) front = new FrontMatter(latex.title(), orElse(latex.abstractText(), front.abstractText()));
       if (latex.paragraphs().size() >= 3) paragraphs = latex.paragraphs();
     }
+    if (front.abstractText().isBlank() && !paragraphs.isEmpty()) {
+      // Some papers have no abstract; the opening paragraph stands in, as the policy's context
+      // and the paper embeddings both expect one.
+      front = new FrontMatter(front.title(), paragraphs.get(0));
+    }
     if (front.title().isBlank()) {
       return Parsed.error(SOURCE, path, "no title found on the first page and none in the document information");
     }

@@ -15,6 +15,8 @@ final class PdfParagraphs {
   private PdfParagraphs() {}
 
   private static final Pattern KEYWORDS = Pattern.compile("(?i)(keywords?|key words|jel classification)\\s*:");
+  /** A numbered section heading that PDFBox glued to the paragraph below it. */
+  private static final Pattern HEADING = Pattern.compile("^\\d+(\\.\\d+)*\\.?\\s+\\p{Lu}[^.]{0,70}$");
   private static final Pattern PAGE_NUMBER = Pattern.compile("^\\s*(page\\s*)?\\d{1,4}\\s*$", Pattern.CASE_INSENSITIVE);
 
   static List<String> of(PdfText pdf, FrontMatter front) {
@@ -25,6 +27,7 @@ final class PdfParagraphs {
       for (String line : raw.split("\n")) {
         String key = line.strip();
         if (key.isEmpty() || PAGE_NUMBER.matcher(key).matches() || lineCounts.getOrDefault(key, 0) >= 3) continue;
+        if (kept.isEmpty() && HEADING.matcher(key).matches()) continue;
         kept.append(line).append('\n');
       }
       joined.add(CleanText.join(kept.toString()));
