@@ -86,7 +86,7 @@ public final class ConfigLoader {
     double v = c.getDouble(key);
     if (!ok.test(v)) {
       throw new ConfigError("key '" + key + "' " + RecordBinder.where(c.getValue(key).origin())
-          + ": expected " + expected + ", got " + c.getValue(key).render());
+          + ": expected " + expected + ", got " + c.getValue(key).unwrapped());
     }
   }
 }

@@ -1,0 +1,69 @@
+package arbor.jobs;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The command line's contract: help, exit codes and messages. None of these start Spark. */
+class MainTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String out() { return out.toString(StandardCharsets.UTF_8); }
+  private String err() { return err.toString(StandardCharsets.UTF_8); }
+
+  @Test
+  void helpListsEveryJobWithALine() {
+    assertEquals(0, run("--help"));
+    for (String job : Main.jobs().keySet()) assertTrue(out().contains("\n  " + job + " "), job + " missing from:\n" + out());
+  }
+
+  @Test
+  void noJobPrintsTheOverviewAndFails() {
+    assertEquals(2, run());
+    assertTrue(out().startsWith("usage: arbor <job>"));
+  }
+
+  @Test
+  void unknownJobIsAnErrorThatListsTheJobs() {
+    assertEquals(2, run("train-everything"));
+    assertTrue(err().contains("unknown job 'train-everything'; the jobs are [demo, setup, ingest, sql, bench]"), err());
+  }
+
+  @Test
+  void unknownOptionOfAJobIsAnError() {
+    assertEquals(2, run("ingest", "--papres", "x"));
+    assertTrue(err().contains("ingest: unknown option '--papres'; it takes [--papers]"), err());
+  }
+
+  @Test
+  void jobHelpShowsItsOptions() {
+    assertEquals(0, run("ingest", "--help"));
+    assertTrue(out().contains("--papers PATH..."));
+  }
+
+  @Test
+  void configurationErrorsExitWithTwoBeforeTheJobRuns() {
+    assertEquals(2, run("sql", "SELECT 1", "--set", "spark.mode=nowhere"));
+    assertTrue(err().contains("key 'spark.mode'"), err());
+  }
+
+  @Test
+  void missingOptionValueIsAnError() {
+    assertEquals(2, run("ingest", "--conf"));
+    assertTrue(err().contains("--conf needs a value"), err());
+  }
+
+  @Test
+  void unknownBenchmarkIsAnError() {
+    assertEquals(2, run("bench", "warp-speed"));
+    assertTrue(err().contains("unknown benchmark 'warp-speed'"), err());
+  }
+}
