@@ -31,6 +31,23 @@ final class CleanText {
     return (double) letters / s.length();
   }
 
+  /**
+   * Fraction of the non-space characters that are symbols or private-use glyphs: high when a
+   * PDF's fonts lack a Unicode mapping and extraction yields dingbats instead of letters.
+   */
+  static double symbolRatio(String s) {
+    long total = 0;
+    long symbols = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isWhitespace(c)) continue;
+      total++;
+      int type = Character.getType(c);
+      if (type == Character.OTHER_SYMBOL || type == Character.PRIVATE_USE || type == Character.UNASSIGNED) symbols++;
+    }
+    return total == 0 ? 0 : (double) symbols / total;
+  }
+
   static String normalizeForCompare(String s) {
     return SPACES.matcher(join(s).toLowerCase()).replaceAll(" ").replaceAll("[^\\p{L}\\p{N} ]", "");
   }

@@ -41,7 +41,8 @@ public record FrontMatter(String title, String abstractText) {
         break;
       }
     }
-    return CleanText.join(title.toString());
+    // Footnote marks after a title (∗, †) belong to the footnote, not the title.
+    return CleanText.join(title.toString()).replaceAll("[\\s∗*†‡]+$", "");
   }
 
   private static boolean isWordy(String s) {

@@ -34,6 +34,11 @@ public final class PdfPaperReader {
       return Parsed.error(SOURCE, path, "no text layer: " + chars + " characters of text in "
           + text.pages().size() + " page(s) (a scanned PDF needs OCR first)");
     }
+    double symbols = CleanText.symbolRatio(text.text());
+    if (symbols > 0.2) {
+      return Parsed.error(SOURCE, path, String.format("garbled text layer: %.0f%% of its characters are symbols "
+          + "(fonts without a Unicode mapping); the text is unreadable", symbols * 100));
+    }
     FrontMatter front = FrontMatter.fromPdf(text);
     List<String> paragraphs = PdfParagraphs.of(text, front);
     byte[] companionBytes = new byte[0];

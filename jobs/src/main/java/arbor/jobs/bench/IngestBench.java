@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.FileTrees;
 import arbor.jobs.JobContext;
 import arbor.jobs.ingest.IngestJob;
 import arbor.jobs.setup.SetupJob;
@@ -69,7 +70,7 @@ final class IngestBench implements Benchmark {
         return figures;
       }
     } finally {
-      deleteTree(scratch);
+      FileTrees.delete(scratch);
     }
   }
 
@@ -86,11 +87,5 @@ final class IngestBench implements Benchmark {
 
   private static double round(double v) {
     return Math.round(v * 100) / 100.0;
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-    }
   }
 }

