@@ -60,6 +60,7 @@ public final class Warehouse {
       rows.write().format("delta").mode("errorifexists").save(path(table));
       return new MergeCounts(sourceRows, sourceRows, 0, 0);
     }
+    if (sourceRows == 0) return new MergeCounts(0, 0, 0, 0);
     Row m = DeltaTable.forPath(spark, path(table)).as("t")
         .merge(rows.as("s"), keyMatch(table))
         .whenMatched(changed).updateAll()

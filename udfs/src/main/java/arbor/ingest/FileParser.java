@@ -24,11 +24,11 @@ public final class FileParser {
 
   public FileParser(IngestSettings settings) {
     this.settings = settings;
-    PdfNoise noise = new PdfNoise(settings.noise());
+    TextPapers papers = new TextPapers(new PdfNoise(settings.noise()), settings.defaultScore());
     this.pdf = new PdfPaperReader(settings);
-    this.markdown = new MarkdownPaperReader(noise, settings.defaultScore());
-    this.qasper = new QasperJsonReader(noise, settings.defaultScore());
-    this.jsonl = new JsonLinesReader(noise, settings.defaultScore());
+    this.markdown = new MarkdownPaperReader(papers);
+    this.qasper = new QasperJsonReader(papers);
+    this.jsonl = new JsonLinesReader(papers);
   }
 
   public Parsed parse(SourceFile file, Bytes bytes) {

@@ -15,12 +15,10 @@ public final class JsonLinesReader {
   public static final String SOURCE = "jsonl";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final PdfNoise noise;
-  private final double defaultScore;
+  private final TextPapers papers;
 
-  public JsonLinesReader(PdfNoise noise, double defaultScore) {
-    this.noise = noise;
-    this.defaultScore = defaultScore;
+  public JsonLinesReader(TextPapers papers) {
+    this.papers = papers;
   }
 
   public Parsed read(String path, byte[] bytes) {
@@ -65,8 +63,7 @@ public final class JsonLinesReader {
     String id = node.get("id").asText();
     String title = node.get("title").asText();
     String abs = node.path("abstract").asText("");
-    double score = node.path("score").isNumber() ? node.get("score").asDouble() : defaultScore;
-    out.paper(new Paper(id, title, abs, SOURCE, where, paragraphs, noise.apply(id, title, abs, paragraphs),
-        Paper.NOISY_SIMULATED, score, Hashes.sha256(line)));
+    Double score = node.path("score").isNumber() ? node.get("score").asDouble() : null;
+    out.paper(papers.paper(SOURCE, where, id, title, abs, paragraphs, score, Hashes.sha256(line)));
   }
 }

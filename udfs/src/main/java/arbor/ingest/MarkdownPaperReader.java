@@ -12,12 +12,10 @@ import java.util.List;
 public final class MarkdownPaperReader {
   public static final String SOURCE = "markdown";
 
-  private final PdfNoise noise;
-  private final double defaultScore;
+  private final TextPapers papers;
 
-  public MarkdownPaperReader(PdfNoise noise, double defaultScore) {
-    this.noise = noise;
-    this.defaultScore = defaultScore;
+  public MarkdownPaperReader(TextPapers papers) {
+    this.papers = papers;
   }
 
   public Parsed read(String fallbackId, String path, byte[] bytes) {
@@ -54,7 +52,6 @@ public final class MarkdownPaperReader {
       return Parsed.error(SOURCE, path, "no body paragraphs after the title");
     }
     String abs = abstractText.toString();
-    return Parsed.of(new Paper(paperId, title, abs, SOURCE, path, paragraphs,
-        noise.apply(paperId, title, abs, paragraphs), Paper.NOISY_SIMULATED, defaultScore, Hashes.sha256(bytes)));
+    return Parsed.of(papers.paper(SOURCE, path, paperId, title, abs, paragraphs, null, Hashes.sha256(bytes)));
   }
 }

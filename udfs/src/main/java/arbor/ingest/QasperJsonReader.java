@@ -20,12 +20,10 @@ public final class QasperJsonReader {
   public static final String SOURCE = "qasper";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final PdfNoise noise;
-  private final double defaultScore;
+  private final TextPapers papers;
 
-  public QasperJsonReader(PdfNoise noise, double defaultScore) {
-    this.noise = noise;
-    this.defaultScore = defaultScore;
+  public QasperJsonReader(TextPapers papers) {
+    this.papers = papers;
   }
 
   public Parsed read(String path, byte[] bytes) {
@@ -72,9 +70,7 @@ public final class QasperJsonReader {
       out.error(new IngestError(SOURCE, where, "paper has no paragraphs in 'full_text'"));
       return;
     }
-    out.paper(new Paper(paperId, title, abs, SOURCE, where, paragraphs,
-        noise.apply(paperId, title, abs, paragraphs), Paper.NOISY_SIMULATED, defaultScore,
-        Hashes.sha256(paper.toString())));
+    out.paper(papers.paper(SOURCE, where, paperId, title, abs, paragraphs, null, Hashes.sha256(paper.toString())));
     for (JsonNode qa : paper.path("qas")) {
       List<JsonNode> answers = new ArrayList<>();
       qa.path("answers").forEach(a -> answers.add(a.path("answer")));

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class TextReadersTest {
-  private final PdfNoise noise = new PdfNoise(TestSettings.noise());
+  private final TextPapers noise = new TextPapers(new PdfNoise(TestSettings.noise()), 0.0);
 
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -18,7 +18,7 @@ class TextReadersTest {
 
   @Test
   void markdownPaperGivesTitleIdAbstractAndBodyWithoutHeadings() {
-    Parsed parsed = new MarkdownPaperReader(noise, 0.0).read("file-stem", "mem:x.txt", utf8("""
+    Parsed parsed = new MarkdownPaperReader(noise).read("file-stem", "mem:x.txt", utf8("""
         # A Markdown Paper
 
         **Paper ID:** 1234.5678
@@ -46,7 +46,7 @@ class TextReadersTest {
     Path papers = Path.of(System.getProperty("arbor.repo", "."), "../shared/data/qasper-train/papers");
     Assumptions.assumeTrue(Files.isDirectory(papers), "shared QASPER data absent at " + papers + ": test skipped");
     Path file = papers.resolve("1601.00901.txt");
-    Parsed parsed = new MarkdownPaperReader(noise, 0.0).read("1601.00901", file.toString(), Files.readAllBytes(file));
+    Parsed parsed = new MarkdownPaperReader(noise).read("1601.00901", file.toString(), Files.readAllBytes(file));
     Paper p = parsed.papers().get(0);
     assertEquals("Joint learning of ontology and semantic parser from text", p.title());
     assertTrue(p.abstractText().startsWith("Semantic parsing methods are used"));
@@ -55,7 +55,7 @@ class TextReadersTest {
 
   @Test
   void emptyAndNonUtf8FilesAreErrors() {
-    MarkdownPaperReader reader = new MarkdownPaperReader(noise, 0.0);
+    MarkdownPaperReader reader = new MarkdownPaperReader(noise);
     assertEquals("empty file", reader.read("e", "mem:e.md", new byte[0]).errors().get(0).reason());
     String reason = reader.read("l", "mem:l.md", new byte[] {'#', ' ', 'T', (byte) 0xE9, 't', 'e'}).errors().get(0).reason();
     assertEquals("not valid UTF-8 (bad byte 0xe9 at offset 3)", reason);
@@ -63,7 +63,7 @@ class TextReadersTest {
 
   @Test
   void jsonLinesReadsGoodLinesAndReportsEachBadOne() {
-    Parsed parsed = new JsonLinesReader(noise, 0.0).read("mem:p.jsonl", utf8("""
+    Parsed parsed = new JsonLinesReader(noise).read("mem:p.jsonl", utf8("""
         {"id": "a", "title": "Paper A", "abstract": "Abs A.", "paragraphs": ["One.", "Two."], "score": 3.5}
         {"id": "b", "title": "Paper B", "paragraphs": [
         {"id": "c", "paragraphs": ["x"]}
@@ -79,7 +79,7 @@ class TextReadersTest {
 
   @Test
   void officialQasperJsonGivesPapersAndQuestionsWithPerAnnotatorEvidence() {
-    Parsed parsed = new QasperJsonReader(noise, 0.0).read("mem:qasper.json", utf8("""
+    Parsed parsed = new QasperJsonReader(noise).read("mem:qasper.json", utf8("""
         {"1909.00001": {"title": "T", "abstract": "A.",
           "full_text": [{"section_name": "Intro", "paragraphs": ["P one.", "P two."]}],
           "qas": [{"question": "Q?", "question_id": "q1", "answers": [
@@ -96,7 +96,7 @@ class TextReadersTest {
 
   @Test
   void questionListGivesQuestionsOnly() {
-    Parsed parsed = new QasperJsonReader(noise, 0.0).read("mem:questions_x.json", utf8("""
+    Parsed parsed = new QasperJsonReader(noise).read("mem:questions_x.json", utf8("""
         [{"paper_id": "p", "question_id": "q", "question": "What?",
           "answers": [{"unanswerable": false, "evidence": ["E."]}]},
          {"question_id": "orphan", "question": "No paper?"}]
@@ -108,7 +108,7 @@ class TextReadersTest {
 
   @Test
   void malformedJsonSaysWhere() {
-    Parsed parsed = new QasperJsonReader(noise, 0.0).read("mem:bad.json", utf8("{\"a\": [1, 2,\n}"));
+    Parsed parsed = new QasperJsonReader(noise).read("mem:bad.json", utf8("{\"a\": [1, 2,\n}"));
     assertTrue(parsed.errors().get(0).reason().startsWith("malformed JSON at line 2"), parsed.errors().toString());
   }
 }

@@ -63,7 +63,8 @@ public final class IngestJob implements Job {
   }
 
   /** What one ingest did. {@code papers} counts every paper read, changed or not. */
-  public record Summary(long papers, long inserted, long updated, long unchanged, long questions, long errors) {}
+  public record Summary(long papers, long inserted, long updated, long unchanged, long questions, long errors,
+      double parseSeconds, double writeSeconds) {}
 
   public static Summary ingest(JobContext context, List<String> paths) throws Exception {
     PrintStream out = context.out();
@@ -78,11 +79,14 @@ public final class IngestJob implements Job {
     LongAccumulator errorCount = spark.sparkContext().longAccumulator("ingest.errors");
     Ingest.Output output = stage.transform(stage.files(spark, listing.files()), hadoopSettings(hadoop), done, errorCount);
     Dataset<Row> parsed = output.parsed().persist(StorageLevel.MEMORY_AND_DISK());
+    long parseStart = System.nanoTime();
     try (Progress progress = new Progress(out, "ingest", listing.files().size(), done::value,
         () -> errorCount.value() + listing.errors().size())) {
       parsed.count();
     }
-    out.printf("ingest: %d/%d files parsed%n", done.value(), listing.files().size());
+    double parseSeconds = (System.nanoTime() - parseStart) / 1e9;
+    out.printf("ingest: %d/%d files parsed in %.1f s%n", done.value(), listing.files().size(), parseSeconds);
+    long writeStart = System.nanoTime();
 
     Warehouse warehouse = context.warehouse();
     Dataset<Row> papers = output.papers().persist(StorageLevel.MEMORY_AND_DISK());
@@ -95,15 +99,17 @@ public final class IngestJob implements Job {
     // A file that failed before and reads now is no longer an error.
     long fixed = warehouse.deleteMatching(Table.INGEST_ERRORS, papers.select("source", "path"));
 
-    out.printf("ingest: %d paper(s): %d new, %d updated, %d unchanged; %d question(s) (%d new); %d error(s)%s%n",
+    double writeSeconds = (System.nanoTime() - writeStart) / 1e9;
+    out.printf("ingest: %d paper(s): %d new, %d updated, %d unchanged; %d question(s) (%d new); %d error(s)%s; written in %.1f s%n",
         p.sourceRows(), p.inserted(), p.updated(), p.unchanged(), q.sourceRows(), q.inserted(), e.sourceRows(),
-        fixed > 0 ? " (" + fixed + " earlier error(s) cleared)" : "");
+        fixed > 0 ? " (" + fixed + " earlier error(s) cleared)" : "", writeSeconds);
     printErrors(out, errors);
     out.println("ingest: tables under " + warehouse.root() + " (inspect: bin/arbor sql \"SELECT * FROM ingest_errors\")");
     parsed.unpersist();
     papers.unpersist();
     errors.unpersist();
-    return new Summary(p.sourceRows(), p.inserted(), p.updated(), p.unchanged(), q.sourceRows(), e.sourceRows());
+    return new Summary(p.sourceRows(), p.inserted(), p.updated(), p.unchanged(), q.sourceRows(), e.sourceRows(),
+        parseSeconds, writeSeconds);
   }
 
   private static void printErrors(PrintStream out, Dataset<Row> errors) {
