@@ -15,4 +15,10 @@ public record ArborConfig(
     String dataDir,
     SparkSettings spark,
     IngestSettings ingest,
-    SetupSettings setup) implements Serializable {}
+    SetupSettings setup) implements Serializable {
+
+  /** The same configuration over another warehouse (benchmarks and tests use scratch ones). */
+  public ArborConfig withWarehouse(String root) {
+    return new ArborConfig(root, dataDir, spark, ingest, setup);
+  }
+}
