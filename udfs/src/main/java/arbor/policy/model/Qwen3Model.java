@@ -1,0 +1,374 @@
+package arbor.policy.model;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A decoder-only transformer of the Qwen3 family, written with DJL NDArray operations (DJL's
+ * own transformer blocks are BERT-style: no RoPE, RMSNorm or KV cache).
+ *
+ * <pre>
+ * tokens (B, T)
+ *   -> embed                                       (B, T, hidden)
+ *   -> N x [ x + Attention(RMSNorm(x)) ; x + SwiGLU(RMSNorm(x)) ]
+ *   -> RMSNorm -> head (tied to embed or not)      (B, T, vocab)
+ * </pre>
+ *
+ * <p>Weights are kept under their Hugging Face names, so loading and exporting a checkpoint is a
+ * one-to-one mapping and the learner's optimizer sees the same names. All weights live in one
+ * {@link NDManager} that this model owns: closing the model frees them. A forward pass allocates
+ * its activations in the caller's manager (the one that owns {@code tokens}), so concurrent
+ * forwards from different threads do not share scratch memory.
+ *
+ * <p>Where the keys and values come from is a {@link KvSource}: the new tokens alone for a full
+ * causal forward (training, reference checks), or a KV cache for generation.
+ */
+public final class Qwen3Model implements AutoCloseable {
+
+  /** Masked attention scores: finite so a (never expected) fully-masked row stays NaN-free. */
+  public static final float MASKED = -1e9f;
+
+  private final ModelConfig config;
+  private final NDManager manager;
+  private final Map<String, NDArray> params;
+  private final Map<String, TensorDtype> storedAs;
+  private final Layer[] layers;
+  private final NDArray embed;
+  private final NDArray finalNorm;
+  private final NDArray head;
+  /** RoPE inverse frequencies, scaling already applied; one per pair of head dimensions. */
+  private final double[] invFreq;
+
+  /** The weights of one decoder layer, fetched once from the name map. Biases may be null. */
+  private record Layer(NDArray inputNorm, NDArray q, NDArray qBias, NDArray k, NDArray kBias,
+      NDArray v, NDArray vBias, NDArray o, NDArray oBias, NDArray qNorm, NDArray kNorm,
+      NDArray postNorm, NDArray gate, NDArray up, NDArray down) {}
+
+  /**
+   * Where a forward pass gets the keys and values to attend over. The plain causal source uses
+   * the step's own keys; a KV cache stores them and returns everything cached so far.
+   */
+  public interface KvSource {
+    /**
+     * Takes this step's keys and values of one layer, each (B, kvHeads, T, headDim), and returns
+     * the keys and values to attend over, each (B, kvHeads, S, headDim).
+     */
+    NDArray[] attend(int layer, NDArray keys, NDArray values);
+
+    /** Additive mask broadcastable to (B, kvHeads, group, T, S): 0 = visible, MASKED = hidden. */
+    NDArray mask();
+  }
+
+  private Qwen3Model(ModelConfig config, NDManager manager, Map<String, NDArray> params,
+      Map<String, TensorDtype> storedAs) {
+    this.config = config;
+    this.manager = manager;
+    this.params = Collections.unmodifiableMap(params);
+    this.storedAs = Map.copyOf(storedAs);
+    this.layers = new Layer[config.numLayers()];
+    for (int i = 0; i < layers.length; i++) {
+      String p = "model.layers." + i + ".";
+      layers[i] = new Layer(
+          params.get(p + "input_layernorm.weight"),
+          params.get(p + "self_attn.q_proj.weight"), params.get(p + "self_attn.q_proj.bias"),
+          params.get(p + "self_attn.k_proj.weight"), params.get(p + "self_attn.k_proj.bias"),
+          params.get(p + "self_attn.v_proj.weight"), params.get(p + "self_attn.v_proj.bias"),
+          params.get(p + "self_attn.o_proj.weight"), params.get(p + "self_attn.o_proj.bias"),
+          params.get(p + "self_attn.q_norm.weight"), params.get(p + "self_attn.k_norm.weight"),
+          params.get(p + "post_attention_layernorm.weight"),
+          params.get(p + "mlp.gate_proj.weight"), params.get(p + "mlp.up_proj.weight"),
+          params.get(p + "mlp.down_proj.weight"));
+    }
+    this.embed = params.get("model.embed_tokens.weight");
+    this.finalNorm = params.get("model.norm.weight");
+    this.head = config.tieWordEmbeddings() ? embed : params.get("lm_head.weight");
+    this.invFreq = RopeFrequencies.inverse(config);
+  }
+
+  /**
+   * The tensors a checkpoint of this config must contain, in the order HF writes them, with
+   * their shapes. Loading checks against this list; export writes it.
+   */
+  public static Map<String, long[]> expectedTensors(ModelConfig c) {
+    Map<String, long[]> t = new LinkedHashMap<>();
+    long h = c.hiddenSize();
+    long qDim = (long) c.numHeads() * c.headDim();
+    long kvDim = (long) c.numKvHeads() * c.headDim();
+    t.put("model.embed_tokens.weight", new long[] {c.vocabSize(), h});
+    for (int i = 0; i < c.numLayers(); i++) {
+      String p = "model.layers." + i + ".";
+      t.put(p + "input_layernorm.weight", new long[] {h});
+      t.put(p + "self_attn.q_proj.weight", new long[] {qDim, h});
+      t.put(p + "self_attn.k_proj.weight", new long[] {kvDim, h});
+      t.put(p + "self_attn.v_proj.weight", new long[] {kvDim, h});
+      if (c.qkvBias()) {
+        t.put(p + "self_attn.q_proj.bias", new long[] {qDim});
+        t.put(p + "self_attn.k_proj.bias", new long[] {kvDim});
+        t.put(p + "self_attn.v_proj.bias", new long[] {kvDim});
+      }
+      t.put(p + "self_attn.o_proj.weight", new long[] {h, qDim});
+      if (c.oBias()) {
+        t.put(p + "self_attn.o_proj.bias", new long[] {h});
+      }
+      if (c.qkNorm()) {
+        t.put(p + "self_attn.q_norm.weight", new long[] {c.headDim()});
+        t.put(p + "self_attn.k_norm.weight", new long[] {c.headDim()});
+      }
+      t.put(p + "post_attention_layernorm.weight", new long[] {h});
+      t.put(p + "mlp.gate_proj.weight", new long[] {c.intermediateSize(), h});
+      t.put(p + "mlp.up_proj.weight", new long[] {c.intermediateSize(), h});
+      t.put(p + "mlp.down_proj.weight", new long[] {h, c.intermediateSize()});
+    }
+    t.put("model.norm.weight", new long[] {h});
+    if (!c.tieWordEmbeddings()) {
+      t.put("lm_head.weight", new long[] {c.vocabSize(), h});
+    }
+    return t;
+  }
+
+  /**
+   * Builds the model from host tensors, copying them into a new manager on {@code device}.
+   * Every expected tensor must be present with its exact shape; extra tensors are an error too
+   * (they usually mean the config does not describe the checkpoint).
+   */
+  public static Qwen3Model create(ModelConfig config, Map<String, HostTensor> tensors,
+      Device device) {
+    Map<String, long[]> expected = expectedTensors(config);
+    List<String> missing = new ArrayList<>();
+    for (var e : expected.entrySet()) {
+      HostTensor t = tensors.get(e.getKey());
+      if (t == null) {
+        missing.add(e.getKey());
+      } else if (!java.util.Arrays.equals(t.shape(), e.getValue())) {
+        throw new IllegalArgumentException("Tensor '" + e.getKey() + "' has shape "
+            + new Shape(t.shape()) + " but config.json implies " + new Shape(e.getValue())
+            + "; the config does not describe these weights");
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException("Checkpoint is missing " + missing.size()
+          + " tensor(s) the " + config.modelType() + " config needs, first: '" + missing.get(0)
+          + "'" + (missing.size() > 1 ? " (all: " + missing + ")" : ""));
+    }
+    List<String> extra = tensors.keySet().stream()
+        .filter(n -> !expected.containsKey(n))
+        // HF sometimes stores the tied head anyway, and rotary caches from old exports.
+        .filter(n -> !(n.equals("lm_head.weight") && config.tieWordEmbeddings()))
+        .filter(n -> !n.endsWith("rotary_emb.inv_freq"))
+        .toList();
+    if (!extra.isEmpty()) {
+      throw new IllegalArgumentException("Checkpoint has tensor(s) the " + config.modelType()
+          + " config does not use, first: '" + extra.get(0) + "'; check attention_bias,"
+          + " tie_word_embeddings and model_type in config.json");
+    }
+    NDManager manager = NDManager.newBaseManager(device);
+    try {
+      Map<String, NDArray> params = new LinkedHashMap<>();
+      Map<String, TensorDtype> dtypes = new LinkedHashMap<>();
+      for (String name : expected.keySet()) {
+        HostTensor t = tensors.get(name);
+        NDArray a = manager.create(t.values(), new Shape(t.shape()));
+        a.setName(name);
+        params.put(name, a);
+        dtypes.put(name, t.dtype());
+      }
+      return new Qwen3Model(config, manager, params, dtypes);
+    } catch (RuntimeException e) {
+      manager.close();
+      throw e;
+    }
+  }
+
+  public ModelConfig config() {
+    return config;
+  }
+
+  public Device device() {
+    return manager.getDevice();
+  }
+
+  /** Every weight by its HF name (the learner's optimizer updates these in place). */
+  public Map<String, NDArray> parameters() {
+    return params;
+  }
+
+  /** A scratch manager for one forward pass; close it to free the activations. */
+  public NDManager newWorkManager() {
+    return manager.newSubManager();
+  }
+
+  /** Turns on (or off) gradient recording for every weight, for the learner. */
+  public void setTrainable(boolean trainable) {
+    params.values().forEach(p -> p.setRequiresGradient(trainable));
+  }
+
+  /** The weights as host tensors in their stored dtypes, for export. */
+  public List<HostTensor> toHostTensors() {
+    List<HostTensor> out = new ArrayList<>();
+    for (var e : params.entrySet()) {
+      NDArray a = e.getValue();
+      out.add(new HostTensor(e.getKey(), storedAs.getOrDefault(e.getKey(), TensorDtype.F32),
+          a.getShape().getShape(), a.toFloatArray()));
+    }
+    return out;
+  }
+
+  /**
+   * The forward pass up to the final norm.
+   *
+   * @param tokens token ids (B, T), int64, owned by the caller's work manager
+   * @param positions the position of every token, row-major (B * T), for RoPE
+   * @param kv where keys and values come from (the tokens alone, or a cache)
+   * @return normalised hidden states (B, T, hidden), in the tokens' manager
+   */
+  public NDArray hidden(NDArray tokens, long[] positions, KvSource kv) {
+    NDManager work = tokens.getManager();
+    long b = tokens.getShape().get(0);
+    long t = tokens.getShape().get(1);
+    int nH = config.numHeads();
+    int nKv = config.numKvHeads();
+    int g = config.groupSize();
+    int d = config.headDim();
+    float scale = (float) (1.0 / Math.sqrt(d));
+    NDArray[] cosSin = rope(work, positions, b, t);                 // 2 x (B, 1, T, D)
+    NDArray mask = kv.mask();                                        // (B|1, 1, 1, T, S)
+
+    NDArray x = embed.get(work, new NDIndex("{}", tokens));          // (B, T, hidden)
+    for (int i = 0; i < layers.length; i++) {
+      Layer l = layers[i];
+      // 1. Attention block: pre-norm, project, per-head q/k norm, rotate.
+      NDArray h = rmsNorm(x, l.inputNorm);                           // (B, T, hidden)
+      NDArray q = linear(h, l.q, l.qBias).reshape(b, t, nH, d);
+      NDArray k = linear(h, l.k, l.kBias).reshape(b, t, nKv, d);
+      NDArray v = linear(h, l.v, l.vBias).reshape(b, t, nKv, d);
+      if (config.qkNorm()) {
+        q = rmsNorm(q, l.qNorm);                                     // norm over headDim
+        k = rmsNorm(k, l.kNorm);
+      }
+      q = rotate(q.transpose(0, 2, 1, 3), cosSin);                   // (B, nH, T, D)
+      k = rotate(k.transpose(0, 2, 1, 3), cosSin);                   // (B, nKv, T, D)
+      v = v.transpose(0, 2, 1, 3);                                   // (B, nKv, T, D)
+      NDArray[] keysValues = kv.attend(i, k, v);                     // 2 x (B, nKv, S, D)
+      long s = keysValues[0].getShape().get(2);
+
+      // 2. Grouped-query attention without copying K/V per query head: the g query heads
+      //    that share a key head are stacked along the time axis.
+      NDArray qg = q.mul(scale).reshape(b, nKv, (long) g * t, d);    // (B, nKv, g*T, D)
+      NDArray scores = qg.matMul(keysValues[0].transpose(0, 1, 3, 2)) // (B, nKv, g*T, S)
+          .reshape(b, nKv, g, t, s).add(mask);                       // (B, nKv, g, T, S)
+      NDArray probs = scores.softmax(-1).reshape(b, nKv, (long) g * t, s);
+      NDArray attn = probs.matMul(keysValues[1])                     // (B, nKv, g*T, D)
+          .reshape(b, nH, t, d).transpose(0, 2, 1, 3)                // (B, T, nH, D)
+          .reshape(b, t, (long) nH * d);
+      x = x.add(linear(attn, l.o, l.oBias));                  // (B, T, hidden)
+
+      // 3. SwiGLU MLP block: down(silu(gate(h)) * up(h)).
+      NDArray m = rmsNorm(x, l.postNorm);
+      NDArray gate = linear(m, l.gate);                       // (B, T, inter)
+      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, l.up));
+      x = x.add(linear(act, l.down));                         // (B, T, hidden)
+    }
+    return rmsNorm(x, finalNorm);
+  }
+
+  /** Logits over the vocabulary for hidden states (..., hidden) -> (..., vocab). */
+  public NDArray logits(NDArray hidden) {
+    return linear(hidden, head);
+  }
+
+  /** Full causal forward, no cache: logits (B, T, vocab) for right-padded tokens (B, T). */
+  public NDArray forward(NDArray tokens) {
+    long b = tokens.getShape().get(0);
+    long t = tokens.getShape().get(1);
+    long[] positions = new long[(int) (b * t)];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = i % t;
+    }
+    return logits(hidden(tokens, positions, new CausalSource(tokens.getManager(), t)));
+  }
+
+  /**
+   * Keys and values from the step itself, with a causal mask. With right padding a real token
+   * only ever sees earlier real tokens, so no key-padding mask is needed; the outputs at padded
+   * positions are garbage that callers mask out.
+   */
+  public static final class CausalSource implements KvSource {
+    private final NDArray mask;
+
+    public CausalSource(NDManager work, long t) {
+      NDArray idx = work.arange(t);                                  // (T,)
+      NDArray future = idx.reshape(1, t).gt(idx.reshape(t, 1));      // (T, T): key j > query i
+      this.mask = future.toType(DataType.FLOAT32, false).mul(MASKED).reshape(1, 1, 1, t, t);
+    }
+
+    @Override
+    public NDArray[] attend(int layer, NDArray keys, NDArray values) {
+      return new NDArray[] {keys, values};
+    }
+
+    @Override
+    public NDArray mask() {
+      return mask;
+    }
+  }
+
+  /** x W^T + b with W in HF's (out, in) layout; the result lives in x's manager. */
+  private static NDArray linear(NDArray x, NDArray weight, NDArray bias) {
+    return x.getNDArrayInternal().linear(x, weight, bias).singletonOrThrow();
+  }
+
+  private static NDArray linear(NDArray x, NDArray weight) {
+    return linear(x, weight, null);
+  }
+
+  /** RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * w. */
+  private NDArray rmsNorm(NDArray x, NDArray weight) {
+    NDArray rms = x.square().mean(new int[] {-1}, true).add(config.rmsNormEps()).sqrt();
+    return x.div(rms).mul(weight);
+  }
+
+  /** cos and sin tables for the given positions, each (B, 1, T, D), halves repeated as HF does. */
+  private NDArray[] rope(NDManager work, long[] positions, long b, long t) {
+    int d = config.headDim();
+    int half = d / 2;
+    float[] cos = new float[positions.length * d];
+    float[] sin = new float[positions.length * d];
+    for (int p = 0; p < positions.length; p++) {
+      double pos = positions[p];
+      for (int i = 0; i < half; i++) {
+        double angle = pos * invFreq[i];
+        float c = (float) Math.cos(angle);
+        float s = (float) Math.sin(angle);
+        cos[p * d + i] = c;
+        cos[p * d + i + half] = c;
+        sin[p * d + i] = s;
+        sin[p * d + i + half] = s;
+      }
+    }
+    Shape shape = new Shape(b, 1, t, d);
+    return new NDArray[] {work.create(cos, shape), work.create(sin, shape)};
+  }
+
+  /** x * cos + rotate_half(x) * sin, where rotate_half(x1, x2) = (-x2, x1). */
+  private static NDArray rotate(NDArray x, NDArray[] cosSin) {
+    NDList halves = x.split(2, 3);  // axis 3 = headDim; DJL's split rejects -1
+    NDArray rotated = halves.get(1).neg().concat(halves.get(0), 3);
+    return x.mul(cosSin[0]).add(rotated.mul(cosSin[1]));
+  }
+
+  @Override
+  public void close() {
+    manager.close();
+  }
+}

@@ -1,0 +1,104 @@
+package arbor.policy.model;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Makes small random models as HF folders, for tests, demos and benchmarks. Weights are drawn
+ * from a seeded generator, so the same (config, seed) gives the same bytes on any machine.
+ */
+public final class TinyModels {
+
+  private TinyModels() {}
+
+  /** Where the tokenizer of a tiny model comes from. */
+  public sealed interface TokenizerSource {
+    /** The 261-token byte-level tokenizer of {@link ByteLevelTokenizerFiles}. */
+    record ByteLevel() implements TokenizerSource {}
+
+    /** tokenizer.json and tokenizer_config.json copied from a folder (e.g. Qwen3's). */
+    record Folder(Path dir) implements TokenizerSource {}
+  }
+
+  /**
+   * Writes a random model of {@code config} to {@code dir} and returns the config as written
+   * (with the tokenizer's end-of-turn id as its eos). The vocabulary must cover the tokenizer.
+   */
+  public static ModelConfig write(ModelConfig config, long seed, TokenizerSource tokenizer,
+      TensorDtype dtype, Path dir) throws IOException {
+    Files.createDirectories(dir);
+    int imEnd;
+    switch (tokenizer) {
+      case TokenizerSource.ByteLevel b -> {
+        ByteLevelTokenizerFiles.write(dir);
+        imEnd = ByteLevelTokenizerFiles.IM_END;
+      }
+      case TokenizerSource.Folder f -> {
+        for (String name : List.of(HfModelFolder.TOKENIZER, HfModelFolder.TOKENIZER_CONFIG)) {
+          Path src = f.dir().resolve(name);
+          if (!Files.isRegularFile(src)) {
+            throw new IOException("Tokenizer folder " + f.dir() + " has no " + name);
+          }
+          Files.copy(src, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+        }
+        try (PolicyTokenizer t = PolicyTokenizer.load(dir.resolve(HfModelFolder.TOKENIZER))) {
+          imEnd = t.tokenId("<|im_end|>");
+        }
+      }
+    }
+    if (imEnd >= config.vocabSize()) {
+      throw new IllegalArgumentException("vocab_size " + config.vocabSize() + " is smaller than"
+          + " the tokenizer (<|im_end|> is id " + imEnd + "); raise vocab_size");
+    }
+    ModelConfig written = config.withEos(List.of(imEnd));
+    written = new ModelConfig(written.modelType(), written.vocabSize(), written.hiddenSize(),
+        written.intermediateSize(), written.numLayers(), written.numHeads(),
+        written.numKvHeads(), written.headDim(), written.rmsNormEps(), written.ropeTheta(),
+        written.ropeScaling(), written.maxPositionEmbeddings(), written.tieWordEmbeddings(),
+        written.qkvBias(), written.oBias(), written.qkNorm(), written.eosTokenIds(),
+        dtype.torchName());
+    HfModelFolder.writeWeights(randomWeights(written, seed, dtype), dir, 0);
+    Files.writeString(dir.resolve(HfModelFolder.CONFIG), written.toJson());
+    Files.writeString(dir.resolve(HfModelFolder.GENERATION_CONFIG),
+        new ObjectMapper().writeValueAsString(Map.of("eos_token_id", List.of(imEnd),
+            "temperature", 1.0, "top_p", 1.0)));
+    return written;
+  }
+
+  /**
+   * Random weights for a config: N(0, 0.02) matrices and biases, norm weights near 1 (not
+   * exactly 1, so a test notices a norm weight that is ignored or misplaced).
+   */
+  public static List<HostTensor> randomWeights(ModelConfig config, long seed, TensorDtype dtype) {
+    SplittableRandom root = new SplittableRandom(seed);
+    List<HostTensor> out = new ArrayList<>();
+    for (var e : Qwen3Model.expectedTensors(config).entrySet()) {
+      SplittableRandom rng = root.split();
+      long n = 1;
+      for (long d : e.getValue()) {
+        n *= d;
+      }
+      float[] v = new float[Math.toIntExact(n)];
+      boolean norm = e.getKey().endsWith("norm.weight");
+      for (int i = 0; i < v.length; i++) {
+        double z = gaussian(rng);
+        v[i] = (float) (norm ? 1.0 + 0.1 * z : 0.02 * z);
+      }
+      out.add(new HostTensor(e.getKey(), dtype, e.getValue(), v));
+    }
+    return out;
+  }
+
+  /** Explicit Box-Muller, so the weights do not depend on the JDK's nextGaussian algorithm. */
+  private static double gaussian(SplittableRandom rng) {
+    double u = 1.0 - rng.nextDouble();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.nextDouble());
+  }
+}
