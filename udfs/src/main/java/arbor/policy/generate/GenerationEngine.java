@@ -1,0 +1,278 @@
+package arbor.policy.generate;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import arbor.policy.model.Qwen3Model;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Generates for many concurrent callers with one model on one device, batching their decode
+ * steps (continuous batching): a sequence joins the batch when its prompt has been prefilled and
+ * leaves it when it stops, between two steps, while the others go on.
+ *
+ * <p>One thread owns all native work: it prefills one prompt at a time in chunks of at most
+ * {@code prefillChunk} tokens (so a long prompt delays the running sequences by one chunk per
+ * step, not by its whole length), then runs one decode step for every running sequence. Each
+ * sequence samples from its own seeded generator, so its tokens do not depend on its batch.
+ *
+ * <p>Slots: running sequences occupy cache slots [0, running), the prompt being prefilled the
+ * slot right after them. A sequence that stops hands its slot to the last running one.
+ */
+public final class GenerationEngine implements AutoCloseable {
+
+  /** Engine limits. */
+  public record Options(int maxBatch, int prefillChunk, int initialCapacity) {
+    public Options {
+      if (maxBatch < 1 || prefillChunk < 1 || initialCapacity < 1) {
+        throw new IllegalArgumentException("engine options must be positive: " + maxBatch + ", "
+            + prefillChunk + ", " + initialCapacity);
+      }
+    }
+
+    public static Options defaults() {
+      return new Options(64, 256, 512);
+    }
+  }
+
+  private final Qwen3Model model;
+  private final Options options;
+  private final BatchKvCache cache;
+  private final LinkedBlockingQueue<Sequence> incoming = new LinkedBlockingQueue<>();
+  private final Thread loop;
+  private volatile boolean closed;
+
+  /** One request in flight, in the order of its life: waiting, prefilling, running. */
+  private static final class Sequence {
+    final int[] prompt;
+    final SamplingParams params;
+    final CompletableFuture<Generation> result = new CompletableFuture<>();
+    final SplittableRandom rng;
+    final int[] tokens;
+    final float[] logProbs;
+    int generated;
+    /** Tokens in the cache. */
+    int cached;
+
+    Sequence(int[] prompt, SamplingParams params) {
+      this.prompt = prompt;
+      this.params = params;
+      this.rng = new SplittableRandom(params.seed());
+      this.tokens = new int[params.maxNewTokens()];
+      this.logProbs = new float[params.maxNewTokens()];
+    }
+
+    int lastToken() {
+      return tokens[generated - 1];
+    }
+  }
+
+  public GenerationEngine(Qwen3Model model, Options options) {
+    this.model = model;
+    this.options = options;
+    this.cache = new BatchKvCache(model.newWorkManager(), model.config(),
+        Math.min(8, options.maxBatch()), options.initialCapacity());
+    this.loop = Thread.ofPlatform().daemon().name("arbor-generation-engine").unstarted(this::run);
+    loop.start();
+  }
+
+  /** Queues a prompt; the future completes when the sequence stops. */
+  public CompletableFuture<Generation> submit(int[] promptIds, SamplingParams params) {
+    if (promptIds.length == 0) {
+      throw new IllegalArgumentException("prompt must have at least one token");
+    }
+    long longest = (long) promptIds.length + params.maxNewTokens();
+    if (longest > model.config().maxPositionEmbeddings()) {
+      throw new IllegalArgumentException("prompt (" + promptIds.length + ") + max_new_tokens ("
+          + params.maxNewTokens() + ") exceeds the model's max_position_embeddings ("
+          + model.config().maxPositionEmbeddings() + ")");
+    }
+    Sequence s = new Sequence(promptIds.clone(), params);
+    if (closed) {
+      throw new IllegalStateException("GenerationEngine is closed");
+    }
+    incoming.add(s);
+    return s.result;
+  }
+
+  /** Submits and waits. */
+  public Generation generate(int[] promptIds, SamplingParams params) {
+    return submit(promptIds, params).join();
+  }
+
+  // ---- the engine thread ----
+
+  private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  private final List<Sequence> running = new ArrayList<>();
+  private Sequence prefilling;
+
+  private void run() {
+    while (!closed) {
+      try {
+        if (waiting.isEmpty() && prefilling == null && running.isEmpty()) {
+          Sequence s = incoming.poll(100, TimeUnit.MILLISECONDS);
+          if (s != null) {
+            waiting.add(s);
+          }
+          continue;
+        }
+        incoming.drainTo(waiting);
+        step();
+      } catch (InterruptedException e) {
+        break;
+      } catch (RuntimeException | Error e) {
+        failAll(e);
+      }
+    }
+    failAll(new IllegalStateException("GenerationEngine closed"));
+  }
+
+  /** One engine step: at most one prefill chunk, then one decode step for all running. */
+  private void step() {
+    if (prefilling == null && !waiting.isEmpty() && running.size() < options.maxBatch()) {
+      prefilling = waiting.poll();
+    }
+    if (prefilling != null) {
+      prefillChunk(prefilling, running.size());
+    }
+    if (!running.isEmpty()) {
+      decode();
+    }
+  }
+
+  private void prefillChunk(Sequence s, int slot) {
+    int start = s.cached;
+    int count = Math.min(options.prefillChunk(), s.prompt.length - start);
+    cache.ensure(slot + 1, s.prompt.length + s.params.maxNewTokens(), running.size() + 1,
+        longestCached(s));
+    try (NDManager work = model.newWorkManager()) {
+      long[] ids = new long[count];
+      long[] positions = new long[count];
+      for (int i = 0; i < count; i++) {
+        ids[i] = s.prompt[start + i];
+        positions[i] = start + i;
+      }
+      NDArray tokens = work.create(ids, new Shape(1, count));
+      NDArray hidden = model.hidden(tokens, positions, cache.prefill(work, slot, start, count));
+      s.cached += count;
+      if (s.cached < s.prompt.length) {
+        return;
+      }
+      // Last chunk: its last position predicts the first new token.
+      NDArray last = hidden.get(new NDIndex(":, {}:, :", count - 1));  // (1, 1, hidden)
+      float[] logits = model.logits(last).toFloatArray();
+      prefilling = null;
+      if (accept(s, logits, 0)) {
+        running.add(s);
+      }
+    }
+  }
+
+  private void decode() {
+    int n = running.size();
+    int[] lengths = new int[n];
+    long[] ids = new long[n];
+    long[] positions = new long[n];
+    int longest = 0;
+    for (int i = 0; i < n; i++) {
+      Sequence s = running.get(i);
+      lengths[i] = s.cached;
+      ids[i] = s.lastToken();
+      positions[i] = s.cached;
+      longest = Math.max(longest, s.cached + 1);
+    }
+    int slotsInUse = n + (prefilling != null ? 1 : 0);
+    cache.ensure(slotsInUse, longest, slotsInUse, longestCached(prefilling));
+    float[] logits;
+    try (NDManager work = model.newWorkManager()) {
+      NDArray tokens = work.create(ids, new Shape(n, 1));
+      NDArray hidden = model.hidden(tokens, positions, cache.decode(work, lengths));
+      logits = model.logits(hidden).toFloatArray();                 // (n, 1, vocab)
+    }
+    int vocab = model.config().vocabSize();
+    List<Sequence> finished = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Sequence s = running.get(i);
+      s.cached++;
+      if (!accept(s, logits, i * vocab)) {
+        finished.add(s);
+      }
+    }
+    for (Sequence s : finished) {
+      leave(s);
+    }
+  }
+
+  /** Samples the next token of {@code s}; returns false when the sequence has stopped. */
+  private boolean accept(Sequence s, float[] logits, int offset) {
+    Sampler.Draw d = Sampler.sample(logits, offset, model.config().vocabSize(), s.params, s.rng);
+    s.tokens[s.generated] = d.token();
+    s.logProbs[s.generated] = d.logProb();
+    s.generated++;
+    Generation.FinishReason reason = s.params.stopTokenIds().contains(d.token())
+        ? Generation.FinishReason.STOP
+        : s.generated == s.params.maxNewTokens() ? Generation.FinishReason.LENGTH : null;
+    if (reason == null) {
+      return true;
+    }
+    s.result.complete(new Generation(Arrays.copyOf(s.tokens, s.generated),
+        Arrays.copyOf(s.logProbs, s.generated), reason));
+    return false;
+  }
+
+  /** Frees the slot of a stopped sequence: the last running one moves into it. */
+  private void leave(Sequence s) {
+    int slot = running.indexOf(s);
+    int last = running.size() - 1;
+    Sequence moved = running.get(last);
+    cache.move(last, slot, moved.cached);
+    running.set(slot, moved);
+    running.remove(last);
+    if (prefilling != null) {
+      // The prompt being prefilled sits right after the running ones: keep it there.
+      cache.move(last + 1, last, prefilling.cached);
+    }
+  }
+
+  private int longestCached(Sequence extra) {
+    int m = extra == null ? 0 : extra.cached;
+    for (Sequence s : running) {
+      m = Math.max(m, s.cached);
+    }
+    return m;
+  }
+
+  private void failAll(Throwable e) {
+    List<Sequence> all = new ArrayList<>(running);
+    all.addAll(waiting);
+    if (prefilling != null) {
+      all.add(prefilling);
+    }
+    incoming.drainTo(all);
+    running.clear();
+    waiting.clear();
+    prefilling = null;
+    all.forEach(s -> s.result.completeExceptionally(e));
+  }
+
+  /** Stops the engine thread (pending requests fail) and frees the cache. */
+  @Override
+  public void close() {
+    closed = true;
+    loop.interrupt();
+    try {
+      loop.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    cache.close();
+  }
+}

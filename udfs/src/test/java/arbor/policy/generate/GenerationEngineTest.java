@@ -1,0 +1,158 @@
+package arbor.policy.generate;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import arbor.policy.model.ModelConfig;
+import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.TensorDtype;
+import arbor.policy.model.TinyModels;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class GenerationEngineTest {
+
+  private static final ModelConfig CONFIG = ModelConfig.qwen3(64, 32, 64, 2, 4, 2, 8, false);
+  private static Qwen3Model model;
+
+  @BeforeAll
+  static void load() {
+    // Larger-than-default weights give peaked, seed-sensitive distributions.
+    var weights = TinyModels.randomWeights(CONFIG, 42, TensorDtype.F32).stream()
+        .map(t -> t.name().endsWith("norm.weight") ? t : scaled(t, 5f))
+        .collect(Collectors.toMap(t -> t.name(), t -> t));
+    model = Qwen3Model.create(CONFIG, weights, Device.cpu());
+  }
+
+  @AfterAll
+  static void close() {
+    model.close();
+  }
+
+  @Test
+  void kvCacheDecodingEqualsTheFullSequenceForward() {
+    int[] prompt = {1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7};
+    // Chunk 4: the 11-token prompt is prefilled in three chunks.
+    try (GenerationEngine engine = new GenerationEngine(model,
+        new GenerationEngine.Options(4, 4, 8))) {
+      Generation g = engine.generate(prompt, SamplingParams.greedy(20, Set.of()));
+      assertEquals(20, g.tokenIds().length);
+      assertEquals(Generation.FinishReason.LENGTH, g.finishReason());
+      int[] all = concat(prompt, g.tokenIds());
+      float[][] logProbs = fullForwardLogProbs(all);
+      for (int i = 0; i < g.tokenIds().length; i++) {
+        float[] row = logProbs[prompt.length - 1 + i];
+        assertEquals(argMax(row), g.tokenIds()[i], "token " + i);
+        assertEquals(row[g.tokenIds()[i]], g.logProbs()[i], 1e-5, "log-prob " + i);
+      }
+    }
+  }
+
+  @Test
+  void batchedGenerationEqualsOneAtATimeWithTheSameSeeds() throws Exception {
+    List<int[]> prompts = new ArrayList<>();
+    List<SamplingParams> params = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      int[] p = new int[3 + 2 * i];
+      for (int j = 0; j < p.length; j++) {
+        p[j] = (7 * i + 3 * j + 1) % CONFIG.vocabSize();
+      }
+      prompts.add(p);
+      // Different lengths make sequences leave at different steps; stop on token 0.
+      params.add(new SamplingParams(i % 3 == 0 ? 1.0 : 0.7, i % 2 == 0 ? 1.0 : 0.9,
+          i == 3 ? 5 : 0, 6 + 3 * i, 1000 + i, Set.of(0)));
+    }
+    List<Generation> alone = new ArrayList<>();
+    try (GenerationEngine engine = new GenerationEngine(model,
+        new GenerationEngine.Options(1, 4, 8))) {
+      for (int i = 0; i < prompts.size(); i++) {
+        alone.add(engine.generate(prompts.get(i), params.get(i)));
+      }
+    }
+    // maxBatch 4 < 7 requests: later ones wait, then join while others are mid-sequence.
+    try (GenerationEngine engine = new GenerationEngine(model,
+        new GenerationEngine.Options(4, 4, 8))) {
+      List<CompletableFuture<Generation>> futures = new ArrayList<>();
+      for (int i = 0; i < prompts.size(); i++) {
+        futures.add(engine.submit(prompts.get(i), params.get(i)));
+      }
+      for (int i = 0; i < prompts.size(); i++) {
+        Generation batched = futures.get(i).get();
+        assertArrayEquals(alone.get(i).tokenIds(), batched.tokenIds(), "sequence " + i);
+        assertArrayEquals(alone.get(i).logProbs(), batched.logProbs(), 1e-5f, "sequence " + i);
+        assertEquals(alone.get(i).finishReason(), batched.finishReason());
+      }
+    }
+    // The seeds matter: sampled sequences are not all the same.
+    assertTrue(alone.stream().map(g -> java.util.Arrays.toString(g.tokenIds())).distinct()
+        .count() > 3);
+  }
+
+  @Test
+  void generationStopsAfterAStopTokenAndReturnsIt() {
+    int[] prompt = {3, 1, 4, 1, 5};
+    try (GenerationEngine engine = new GenerationEngine(model, GenerationEngine.Options
+        .defaults())) {
+      Generation free = engine.generate(prompt, SamplingParams.greedy(8, Set.of()));
+      int stop = free.tokenIds()[2];
+      int firstAt = 0;
+      while (free.tokenIds()[firstAt] != stop) {
+        firstAt++;
+      }
+      Generation stopped = engine.generate(prompt, SamplingParams.greedy(8, Set.of(stop)));
+      assertEquals(Generation.FinishReason.STOP, stopped.finishReason());
+      assertEquals(firstAt + 1, stopped.tokenIds().length);
+      assertEquals(stop, stopped.tokenIds()[firstAt]);
+    }
+  }
+
+  private static float[][] fullForwardLogProbs(int[] tokens) {
+    try (NDManager work = model.newWorkManager()) {
+      long[] ids = java.util.Arrays.stream(tokens).asLongStream().toArray();
+      NDArray lp = model.forward(work.create(ids, new Shape(1, ids.length))).logSoftmax(2);
+      float[] flat = lp.toFloatArray();
+      int v = CONFIG.vocabSize();
+      float[][] out = new float[tokens.length][];
+      for (int t = 0; t < tokens.length; t++) {
+        out[t] = java.util.Arrays.copyOfRange(flat, t * v, (t + 1) * v);
+      }
+      return out;
+    }
+  }
+
+  static arbor.policy.model.HostTensor scaled(arbor.policy.model.HostTensor t, float f) {
+    float[] v = t.values().clone();
+    for (int i = 0; i < v.length; i++) {
+      v[i] *= f;
+    }
+    return new arbor.policy.model.HostTensor(t.name(), t.dtype(), t.shape(), v);
+  }
+
+  private static int argMax(float[] row) {
+    int best = 0;
+    for (int i = 1; i < row.length; i++) {
+      if (row[i] > row[best]) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  private static int[] concat(int[] a, int[] b) {
+    int[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+}
