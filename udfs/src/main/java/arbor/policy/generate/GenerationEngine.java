@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.jni.JniUtils;
 import arbor.policy.model.Qwen3Model;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -115,6 +116,9 @@ public final class GenerationEngine implements AutoCloseable {
   private Sequence prefilling;
 
   private void run() {
+    // Torch's grad mode is per thread and on by default in new threads: without this, a model
+    // the learner made trainable would record an autograd graph for every decode step.
+    JniUtils.setGradMode(false);
     while (!closed) {
       try {
         if (waiting.isEmpty() && prefilling == null && running.isEmpty()) {
