@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * steps (continuous batching): a sequence joins the batch when its prompt has been prefilled and
  * leaves it when it stops, between two steps, while the others go on.
  *
- * <p>One thread owns all native work: it prefills one prompt at a time in chunks of at most
- * {@code prefillChunk} tokens (so a long prompt delays the running sequences by one chunk per
- * step, not by its whole length), then runs one decode step for every running sequence. Each
+ * <p>One thread owns all native work. Each step it prefills at most {@code prefillChunk} prompt
+ * tokens, prompt after prompt in arrival order (so a long prompt delays the running sequences by
+ * one chunk per step, not by its whole length), then runs one decode step for every running
+ * sequence. Each
  * sequence samples from its own seeded generator, so its tokens do not depend on its batch.
  *
  * <p>Slots: running sequences occupy cache slots [0, running), the prompt being prefilled the
@@ -104,6 +105,21 @@ public final class GenerationEngine implements AutoCloseable {
     return s.result;
   }
 
+  /** Work done so far (for benchmarks and metrics); diff two snapshots to time a phase. */
+  public record Stats(long prefillTokens, long prefillNanos, long decodeSteps, long decodeTokens,
+      long decodeNanos) {
+
+    public Stats minus(Stats o) {
+      return new Stats(prefillTokens - o.prefillTokens, prefillNanos - o.prefillNanos,
+          decodeSteps - o.decodeSteps, decodeTokens - o.decodeTokens,
+          decodeNanos - o.decodeNanos);
+    }
+  }
+
+  public Stats stats() {
+    return new Stats(prefillTokens, prefillNanos, decodeSteps, decodeTokens, decodeNanos);
+  }
+
   /** Submits and waits. */
   public Generation generate(int[] promptIds, SamplingParams params) {
     return submit(promptIds, params).join();
@@ -112,6 +128,12 @@ public final class GenerationEngine implements AutoCloseable {
   // ---- the engine thread ----
 
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  // Written by the engine thread only; volatile so stats() reads them from any thread.
+  private volatile long prefillTokens;
+  private volatile long prefillNanos;
+  private volatile long decodeSteps;
+  private volatile long decodeTokens;
+  private volatile long decodeNanos;
   private final List<Sequence> running = new ArrayList<>();
   private Sequence prefilling;
 
@@ -139,22 +161,31 @@ public final class GenerationEngine implements AutoCloseable {
     failAll(new IllegalStateException("GenerationEngine closed"));
   }
 
-  /** One engine step: at most one prefill chunk, then one decode step for all running. */
+  /**
+   * One engine step: up to {@code prefillChunk} prompt tokens of prefill (short prompts finish
+   * and join the batch in the same step), then one decode step for every running sequence.
+   */
   private void step() {
-    if (prefilling == null && !waiting.isEmpty() && running.size() < options.maxBatch()) {
-      prefilling = waiting.poll();
-    }
-    if (prefilling != null) {
-      prefillChunk(prefilling, running.size());
+    int budget = options.prefillChunk();
+    while (budget > 0) {
+      if (prefilling == null) {
+        if (waiting.isEmpty() || running.size() >= options.maxBatch()) {
+          break;
+        }
+        prefilling = waiting.poll();
+      }
+      budget -= prefillChunk(prefilling, running.size(), budget);
     }
     if (!running.isEmpty()) {
       decode();
     }
   }
 
-  private void prefillChunk(Sequence s, int slot) {
+  /** Prefills at most {@code budget} more prompt tokens of {@code s}; returns how many. */
+  private int prefillChunk(Sequence s, int slot, int budget) {
+    long t0 = System.nanoTime();
     int start = s.cached;
-    int count = Math.min(options.prefillChunk(), s.prompt.length - start);
+    int count = Math.min(budget, s.prompt.length - start);
     cache.ensure(slot + 1, s.prompt.length + s.params.maxNewTokens(), running.size() + 1,
         longestCached(s));
     try (NDManager work = model.newWorkManager()) {
@@ -167,20 +198,23 @@ public final class GenerationEngine implements AutoCloseable {
       NDArray tokens = work.create(ids, new Shape(1, count));
       NDArray hidden = model.hidden(tokens, positions, cache.prefill(work, slot, start, count));
       s.cached += count;
-      if (s.cached < s.prompt.length) {
-        return;
-      }
-      // Last chunk: its last position predicts the first new token.
-      NDArray last = hidden.get(new NDIndex(":, {}:, :", count - 1));  // (1, 1, hidden)
-      float[] logits = model.logits(last).toFloatArray();
-      prefilling = null;
-      if (accept(s, logits, 0)) {
-        running.add(s);
+      if (s.cached == s.prompt.length) {
+        // Last chunk: its last position predicts the first new token.
+        NDArray last = hidden.get(new NDIndex(":, {}:, :", count - 1));  // (1, 1, hidden)
+        float[] logits = model.logits(last).toFloatArray();
+        prefilling = null;
+        if (accept(s, logits, 0)) {
+          running.add(s);
+        }
       }
     }
+    prefillTokens += count;
+    prefillNanos += System.nanoTime() - t0;
+    return count;
   }
 
   private void decode() {
+    long t0 = System.nanoTime();
     int n = running.size();
     int[] lengths = new int[n];
     long[] ids = new long[n];
@@ -213,6 +247,9 @@ public final class GenerationEngine implements AutoCloseable {
     for (Sequence s : finished) {
       leave(s);
     }
+    decodeSteps++;
+    decodeTokens += n;
+    decodeNanos += System.nanoTime() - t0;
   }
 
   /** Samples the next token of {@code s}; returns false when the sequence has stopped. */
