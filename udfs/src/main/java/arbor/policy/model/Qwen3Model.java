@@ -246,6 +246,11 @@ public final class Qwen3Model implements AutoCloseable {
 
     NDArray x = embed.get(work, new NDIndex("{}", tokens));          // (B, T, hidden)
     for (int i = 0; i < layers.length; i++) {
+      // Each layer's activations live in a scope freed when the layer is done, so a long
+      // prefill holds one layer's attention scores at a time, not all of them. (Autograd keeps
+      // its own references to what backward needs, so closing the handles is safe in training.)
+      NDManager scope = work.newSubManager();
+      x.attach(scope);
       Layer l = layers[i];
       // 1. Attention block: pre-norm, project, per-head q/k norm, rotate.
       NDArray h = rmsNorm(x, l.inputNorm);                           // (B, T, hidden)
@@ -271,13 +276,15 @@ public final class Qwen3Model implements AutoCloseable {
       NDArray attn = probs.matMul(keysValues[1])                     // (B, nKv, g*T, D)
           .reshape(b, nH, t, d).transpose(0, 2, 1, 3)                // (B, T, nH, D)
           .reshape(b, t, (long) nH * d);
-      x = x.add(linear(attn, l.o, l.oBias));                  // (B, T, hidden)
+      x = x.add(linear(attn, l.o, l.oBias));                         // (B, T, hidden)
 
       // 3. SwiGLU MLP block: down(silu(gate(h)) * up(h)).
       NDArray m = rmsNorm(x, l.postNorm);
-      NDArray gate = linear(m, l.gate);                       // (B, T, inter)
+      NDArray gate = linear(m, l.gate);                              // (B, T, inter)
       NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, l.up));
-      x = x.add(linear(act, l.down));                         // (B, T, hidden)
+      x = x.add(linear(act, l.down));                                // (B, T, hidden)
+      x.attach(work);
+      scope.close();
     }
     return rmsNorm(x, finalNorm);
   }
