@@ -62,7 +62,10 @@ final class BatchKvCache implements AutoCloseable {
     allocate(s, c, slotsInUse, longestInUse);
   }
 
-  private void allocate(int newSlots, int newCapacity, int keepSlots, int keepLength) {
+  private void allocate(int newSlots, int newCapacity, int slotsInUse, int longestInUse) {
+    // The caller may count a slot it is about to take; only existing slots hold data.
+    int keepSlots = Math.min(slotsInUse, slots);
+    int keepLength = Math.min(longestInUse, capacity);
     Shape shape = new Shape(newSlots, kvHeads, newCapacity, headDim);
     for (int l = 0; l < layers; l++) {
       NDArray k = manager.zeros(shape, DataType.FLOAT32);

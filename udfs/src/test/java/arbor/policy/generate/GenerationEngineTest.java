@@ -20,6 +20,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class GenerationEngineTest {
 
@@ -59,11 +61,13 @@ class GenerationEngineTest {
     }
   }
 
-  @Test
-  void batchedGenerationEqualsOneAtATimeWithTheSameSeeds() throws Exception {
+  @ParameterizedTest(name = "{0} sequences, batch of at most {1}, prefill chunk {2}")
+  @CsvSource({"7, 4, 4", "13, 12, 64"})
+  void batchedGenerationEqualsOneAtATimeWithTheSameSeeds(int count, int maxBatch, int chunk)
+      throws Exception {
     List<int[]> prompts = new ArrayList<>();
     List<SamplingParams> params = new ArrayList<>();
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < count; i++) {
       int[] p = new int[3 + 2 * i];
       for (int j = 0; j < p.length; j++) {
         p[j] = (7 * i + 3 * j + 1) % CONFIG.vocabSize();
@@ -80,9 +84,10 @@ class GenerationEngineTest {
         alone.add(engine.generate(prompts.get(i), params.get(i)));
       }
     }
-    // maxBatch 4 < 7 requests: later ones wait, then join while others are mid-sequence.
+    // More requests than maxBatch: later ones wait, then join while others are mid-sequence.
+    // 12 running outgrow the cache's first 8 slots and 8 positions: it grows mid-flight.
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(4, 4, 8))) {
+        new GenerationEngine.Options(maxBatch, chunk, 8))) {
       List<CompletableFuture<Generation>> futures = new ArrayList<>();
       for (int i = 0; i < prompts.size(); i++) {
         futures.add(engine.submit(prompts.get(i), params.get(i)));

@@ -1,0 +1,261 @@
+package arbor.policy.bench;
+
+import ai.djl.Device;
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import arbor.policy.generate.GenerationEngine;
+import arbor.policy.generate.SamplingParams;
+import arbor.policy.model.HostTensor;
+import arbor.policy.model.ModelConfig;
+import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.TensorDtype;
+import arbor.policy.model.TinyModels;
+import arbor.policy.train.PolicyForward;
+import arbor.policy.train.ResponseLogProbs;
+import arbor.policy.train.ResponseSample;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Measures the policy model on this machine against this machine's own matmul roofline, all in
+ * one run: a large DJL matmul gives the achievable FLOP/s, then decode (batch 1/8/32/64),
+ * prefill, long-context decode and training forward+backward are reported as fractions of it.
+ *
+ * <p>FLOPs are counted as 2 per matmul parameter per token for inference and 6 for training
+ * (the LM head included, the embedding lookup not); attention-score FLOPs are left out, which
+ * flatters nothing: at the contexts measured here they are a few percent.
+ *
+ * <p>Run it through {@code bin/arbor bench model} or its {@link #main}.
+ */
+public final class ModelBench {
+
+  /** What to measure; {@link #full()} is the benchmark, {@link #smoke()} keeps a test fast. */
+  public record Options(List<Named> models, int[] batches, int newTokens, int prefillTokens,
+      int shortContext, int longContext, int trainRows, int trainTokens, int matmulSize) {
+
+    public static Options full() {
+      return new Options(List.of(
+          new Named("10m", ModelConfig.qwen3(32_000, 256, 768, 6, 4, 2, 64, true)),
+          new Named("100m", ModelConfig.qwen3(32_000, 768, 2048, 12, 12, 4, 64, true))),
+          new int[] {1, 8, 32, 64}, 32, 512, 128, 4096, 2, 256, 2048);
+    }
+
+    public static Options smoke() {
+      return new Options(List.of(
+          new Named("10m", ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true)),
+          new Named("100m", ModelConfig.qwen3(300, 48, 96, 2, 4, 2, 12, true))),
+          new int[] {1, 4}, 4, 16, 8, 32, 2, 16, 256);
+    }
+  }
+
+  /** A model config with its short name (used in the result keys). */
+  public record Named(String name, ModelConfig config) {}
+
+  private final Options options;
+  private final PrintStream out;
+
+  public ModelBench(Options options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options o = args.length > 0 && args[0].equals("--smoke") ? Options.smoke() : Options.full();
+    Map<String, Object> result = new ModelBench(o, System.out).run();
+    StringBuilder json = new StringBuilder("BENCH {");
+    result.forEach((k, v) -> json.append(json.length() > 7 ? ", " : "").append('"').append(k)
+        .append("\": ").append(v instanceof Double d ? String.format("%.4f", d) : v));
+    System.out.println(json.append('}'));
+  }
+
+  /** Runs everything; returns the key figures (the BENCH keys first). */
+  public Map<String, Object> run() throws Exception {
+    Map<String, Object> keys = new LinkedHashMap<>();
+    Map<String, Object> detail = new LinkedHashMap<>();
+    double peak = matmulFlops();
+    out.printf("roofline: %dx%d F32 matmul with DJL = %.1f GFLOP/s (threads: %s)%n",
+        options.matmulSize(), options.matmulSize(), peak / 1e9,
+        System.getProperty("ai.djl.pytorch.num_threads", "libtorch default"));
+    detail.put("matmul_gflops", peak / 1e9);
+
+    Named largest = options.models().get(options.models().size() - 1);
+    for (Named m : options.models()) {
+      long params = matmulParams(m.config());
+      out.printf("%n== %s: %.1fM matmul parameters (%.1fM total) ==%n", m.name(), params / 1e6,
+          totalParams(m.config()) / 1e6);
+      try (Qwen3Model model = randomModel(m.config())) {
+        try (GenerationEngine engine = new GenerationEngine(model,
+            new GenerationEngine.Options(64, 4096, 256))) {
+          decodeRate(engine, 1, 4, 16);  // warm-up: first calls allocate and spin up threads
+          out.println("batch  decode tok/s  roofline fraction  mean batch");
+          for (int b : options.batches()) {
+            double[] r = decodeRate(engine, b, options.newTokens(), 16);
+            double fraction = r[0] * 2 * params / peak;
+            out.printf("%5d  %12.1f  %17.3f  %10.1f%n", b, r[0], fraction, r[1]);
+            detail.put("decode_tok_s_b" + b + "_" + m.name(), r[0]);
+            detail.put("decode_roofline_fraction_b" + b + "_" + m.name(), fraction);
+          }
+          double prefill = prefillRate(engine, options.prefillTokens());
+          double prefillFraction = prefill * 2 * params / peak;
+          out.printf("prefill (%d-token prompt): %.1f tok/s, roofline fraction %.3f%n",
+              options.prefillTokens(), prefill, prefillFraction);
+          detail.put("prefill_tok_s_" + m.name(), prefill);
+          detail.put("prefill_roofline_fraction_" + m.name(), prefillFraction);
+        }
+        if (m == largest) {
+          keys.put("decode_roofline_fraction_b32_100m",
+              detail.getOrDefault("decode_roofline_fraction_b32_" + m.name(),
+                  detail.get("decode_roofline_fraction_b" + options.batches()[
+                      options.batches().length - 1] + "_" + m.name())));
+          keys.put("decode_cost_ratio_4096_vs_128", contextRatio(model, detail));
+          keys.put("train_roofline_fraction_100m", trainFraction(model, params, peak, detail));
+        }
+      }
+    }
+    keys.putAll(detail);
+    return keys;
+  }
+
+  /** Best of five large matmuls: what this machine's BLAS achieves through DJL. */
+  private double matmulFlops() {
+    int n = options.matmulSize();
+    try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
+      NDArray a = m.randomNormal(new Shape(n, n));
+      NDArray b = m.randomNormal(new Shape(n, n));
+      a.matMul(b).close();
+      double best = Double.MAX_VALUE;
+      for (int i = 0; i < 5; i++) {
+        long t0 = System.nanoTime();
+        try (NDArray c = a.matMul(b)) {
+          c.getFloat(0, 0);  // forces completion
+        }
+        best = Math.min(best, (System.nanoTime() - t0) / 1e9);
+      }
+      return 2.0 * n * n * n / best;
+    }
+  }
+
+  /** Decode tokens/s with {@code batch} concurrent sequences, and the mean decode batch. */
+  private double[] decodeRate(GenerationEngine engine, int batch, int newTokens, int prompt) {
+    GenerationEngine.Stats before = engine.stats();
+    List<CompletableFuture<?>> all = new ArrayList<>();
+    for (int i = 0; i < batch; i++) {
+      all.add(engine.submit(randomPrompt(prompt, i), sampling(newTokens, i)));
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+    GenerationEngine.Stats d = engine.stats().minus(before);
+    return new double[] {d.decodeTokens() / (d.decodeNanos() / 1e9),
+        (double) d.decodeTokens() / Math.max(1, d.decodeSteps())};
+  }
+
+  private double prefillRate(GenerationEngine engine, int tokens) {
+    GenerationEngine.Stats before = engine.stats();
+    engine.generate(randomPrompt(tokens, 99), sampling(1, 0));
+    GenerationEngine.Stats d = engine.stats().minus(before);
+    return d.prefillTokens() / (d.prefillNanos() / 1e9);
+  }
+
+  /** Per-token decode time at batch 1 after a long prompt over that after a short one. */
+  private double contextRatio(Qwen3Model model, Map<String, Object> detail) {
+    double[] perToken = new double[2];
+    int[] contexts = {options.shortContext(), options.longContext()};
+    try (GenerationEngine engine = new GenerationEngine(model,
+        new GenerationEngine.Options(1, 512, 256))) {
+      decodeRate(engine, 1, 4, 8);
+      for (int i = 0; i < 2; i++) {
+        GenerationEngine.Stats before = engine.stats();
+        engine.generate(randomPrompt(contexts[i], 7 + i), sampling(options.newTokens() + 1, i));
+        GenerationEngine.Stats d = engine.stats().minus(before);
+        perToken[i] = d.decodeNanos() / 1e6 / d.decodeTokens();
+        out.printf("decode at position %d (batch 1): %.2f ms/token%n", contexts[i],
+            perToken[i]);
+        detail.put("decode_ms_per_token_at_" + contexts[i], perToken[i]);
+      }
+    }
+    double ratio = perToken[1] / perToken[0];
+    out.printf("decode cost ratio %d vs %d: %.2f%n", contexts[1], contexts[0], ratio);
+    return ratio;
+  }
+
+  /** Training forward + backward tokens/s against 6 FLOPs per parameter per token. */
+  private double trainFraction(Qwen3Model model, long params, double peak,
+      Map<String, Object> detail) {
+    int rows = options.trainRows();
+    int tokens = options.trainTokens();
+    List<ResponseSample> batch = new ArrayList<>();
+    for (int i = 0; i < rows; i++) {
+      batch.add(new ResponseSample(randomPrompt(tokens / 2, 50 + i),
+          randomPrompt(tokens - tokens / 2, 60 + i)));
+    }
+    PolicyForward forward = new PolicyForward(model, 1.0);
+    model.setTrainable(true);
+    double best = Double.MAX_VALUE;
+    try {
+      for (int i = 0; i < 3; i++) {  // the first is a warm-up
+        long t0 = System.nanoTime();
+        try (NDManager work = model.newWorkManager();
+            GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+          ResponseLogProbs lp = forward.score(work, batch);
+          NDArray loss = lp.logProbs().mul(lp.mask()).sum().neg().div(lp.mask().sum());
+          gc.backward(loss);
+        }
+        if (i > 0) {
+          best = Math.min(best, (System.nanoTime() - t0) / 1e9);
+        }
+      }
+    } finally {
+      model.setTrainable(false);
+    }
+    double tps = rows * tokens / best;
+    double fraction = tps * 6 * params / peak;
+    out.printf("train fwd+bwd (%d x %d tokens): %.1f tok/s, roofline fraction %.3f%n", rows,
+        tokens, tps, fraction);
+    detail.put("train_tok_s_100m", tps);
+    return fraction;
+  }
+
+  private static SamplingParams sampling(int newTokens, long seed) {
+    return new SamplingParams(1.0, 1.0, 0, newTokens, seed, Set.of());
+  }
+
+  private int[] randomPrompt(int length, long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    int vocab = options.models().get(0).config().vocabSize();
+    int[] p = new int[length];
+    for (int i = 0; i < length; i++) {
+      p[i] = r.nextInt(vocab);
+    }
+    return p;
+  }
+
+  private static Qwen3Model randomModel(ModelConfig c) {
+    Map<String, HostTensor> w = new LinkedHashMap<>();
+    for (HostTensor t : TinyModels.randomWeights(c, 1, TensorDtype.F32)) {
+      w.put(t.name(), t);
+    }
+    return Qwen3Model.create(c, w, Device.cpu());
+  }
+
+  /** Parameters that take part in a matmul per token: every layer's projections and the head. */
+  static long matmulParams(ModelConfig c) {
+    long h = c.hiddenSize();
+    long q = (long) c.numHeads() * c.headDim();
+    long kv = (long) c.numKvHeads() * c.headDim();
+    long perLayer = h * q + 2 * h * kv + q * h + 3 * h * c.intermediateSize();
+    return c.numLayers() * perLayer + (long) c.vocabSize() * h;
+  }
+
+  static long totalParams(ModelConfig c) {
+    return Qwen3Model.expectedTensors(c).values().stream()
+        .mapToLong(s -> java.util.Arrays.stream(s).reduce(1, (a, b) -> a * b)).sum();
+  }
+}
