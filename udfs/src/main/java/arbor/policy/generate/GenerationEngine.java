@@ -128,6 +128,7 @@ public final class GenerationEngine implements AutoCloseable {
   // ---- the engine thread ----
 
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  private final List<Runnable> finishedThisStep = new ArrayList<>();
   // Written by the engine thread only; volatile so stats() reads them from any thread.
   private volatile long prefillTokens;
   private volatile long prefillNanos;
@@ -179,6 +180,9 @@ public final class GenerationEngine implements AutoCloseable {
     if (!running.isEmpty()) {
       decode();
     }
+    // Callers hear of their results only after the step's counters are final.
+    finishedThisStep.forEach(Runnable::run);
+    finishedThisStep.clear();
   }
 
   /** Prefills at most {@code budget} more prompt tokens of {@code s}; returns how many. */
@@ -264,8 +268,9 @@ public final class GenerationEngine implements AutoCloseable {
     if (reason == null) {
       return true;
     }
-    s.result.complete(new Generation(Arrays.copyOf(s.tokens, s.generated),
-        Arrays.copyOf(s.logProbs, s.generated), reason));
+    Generation g = new Generation(Arrays.copyOf(s.tokens, s.generated),
+        Arrays.copyOf(s.logProbs, s.generated), reason);
+    finishedThisStep.add(() -> s.result.complete(g));
     return false;
   }
 
