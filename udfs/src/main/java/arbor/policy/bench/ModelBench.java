@@ -5,6 +5,7 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
@@ -68,8 +69,20 @@ public final class ModelBench {
     this.out = out;
   }
 
+  /**
+   * {@code [--smoke] [--threads N]}: N sets libtorch's intra-op threads for the whole JVM
+   * (default: libtorch's choice, one per core). On cores shared with other busy processes, one
+   * thread measured 2-5x faster than two here, because every parallel op waits for a
+   * descheduled worker.
+   */
   public static void main(String[] args) throws Exception {
-    Options o = args.length > 0 && args[0].equals("--smoke") ? Options.smoke() : Options.full();
+    List<String> a = List.of(args);
+    Options o = a.contains("--smoke") ? Options.smoke() : Options.full();
+    int t = a.indexOf("--threads");
+    if (t >= 0) {
+      Engine.getInstance();  // loads libtorch, whose native calls fail before that
+      JniUtils.setNumThreads(Integer.parseInt(a.get(t + 1)));
+    }
     Map<String, Object> result = new ModelBench(o, System.out).run();
     StringBuilder json = new StringBuilder("BENCH {");
     result.forEach((k, v) -> json.append(json.length() > 7 ? ", " : "").append('"').append(k)
@@ -82,6 +95,10 @@ public final class ModelBench {
     Map<String, Object> detail = new LinkedHashMap<>();
     // The roofline is measured between sections and the best kept: on shared cores a single
     // measurement can land in someone else's build and make every fraction look too good.
+    Engine.getInstance();  // loads libtorch before its thread count is read
+    out.printf("libtorch intra-op threads: %d, cores: %d%n", JniUtils.getNumThreads(),
+        Runtime.getRuntime().availableProcessors());
+    detail.put("torch_threads", JniUtils.getNumThreads());
     double peak = matmulFlops();
     Named largest = options.models().get(options.models().size() - 1);
     double b32 = 0;
