@@ -205,9 +205,9 @@ public final class GenerationEngine implements AutoCloseable {
       if (s.cached == s.prompt.length) {
         // Last chunk: its last position predicts the first new token.
         NDArray last = hidden.get(new NDIndex(":, {}:, :", count - 1));  // (1, 1, hidden)
-        float[] logits = model.logits(last).toFloatArray();
+        Sampler.Rows rows = distributions(work, last, List.of(s));
         prefilling = null;
-        if (accept(s, logits, 0)) {
+        if (accept(s, rows, 0)) {
           running.add(s);
         }
       }
@@ -233,18 +233,17 @@ public final class GenerationEngine implements AutoCloseable {
     }
     int slotsInUse = n + (prefilling != null ? 1 : 0);
     cache.ensure(slotsInUse, longest, slotsInUse, longestCached(prefilling));
-    float[] logits;
+    Sampler.Rows rows;
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, 1));
       NDArray hidden = model.hidden(tokens, positions, cache.decode(work, lengths));
-      logits = model.logits(hidden).toFloatArray();                 // (n, 1, vocab)
+      rows = distributions(work, hidden, running);
     }
-    int vocab = model.config().vocabSize();
     List<Sequence> finished = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       Sequence s = running.get(i);
       s.cached++;
-      if (!accept(s, logits, i * vocab)) {
+      if (!accept(s, rows, i)) {
         finished.add(s);
       }
     }
@@ -256,9 +255,26 @@ public final class GenerationEngine implements AutoCloseable {
     decodeNanos += System.nanoTime() - t0;
   }
 
+  /**
+   * The next-token distribution of each sequence, log-softmax(logits / temperature) and its exp
+   * (temperature 1 for greedy ones), computed by libtorch for the whole batch at once.
+   */
+  private Sampler.Rows distributions(NDManager work, NDArray hidden, List<Sequence> seqs) {
+    float[] inverse = new float[seqs.size()];
+    for (int i = 0; i < inverse.length; i++) {
+      double t = seqs.get(i).params.temperature();
+      inverse[i] = (float) (t == 0 ? 1.0 : 1.0 / t);
+    }
+    NDArray logits = model.logits(hidden);                                   // (n, 1, vocab)
+    NDArray logProbs = logits.mul(work.create(inverse, new Shape(inverse.length, 1, 1)))
+        .logSoftmax(2);
+    return new Sampler.Rows(logProbs.toFloatArray(), logProbs.exp().toFloatArray(),
+        model.config().vocabSize());
+  }
+
   /** Samples the next token of {@code s}; returns false when the sequence has stopped. */
-  private boolean accept(Sequence s, float[] logits, int offset) {
-    Sampler.Draw d = Sampler.sample(logits, offset, model.config().vocabSize(), s.params, s.rng);
+  private boolean accept(Sequence s, Sampler.Rows rows, int row) {
+    Sampler.Draw d = Sampler.sample(rows, row, s.params, s.rng);
     s.tokens[s.generated] = d.token();
     s.logProbs[s.generated] = d.logProb();
     s.generated++;

@@ -4,46 +4,55 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * Draws the next token of one sequence from its logits row, in Java, with the sequence's own
- * generator, so a sequence's tokens never depend on which other sequences share its batch.
+ * Draws the next token of one sequence with the sequence's own generator, so its tokens never
+ * depend on which other sequences share its batch. The distribution arrives precomputed by
+ * libtorch (log-softmax of logits / temperature, and its exp): doing the 150k exps per token in
+ * Java cost more than the model's own matmuls at batch 32.
  */
 final class Sampler {
 
   /** A drawn token and its log-probability under softmax(logits / temperature). */
   record Draw(int token, float logProb) {}
 
+  /**
+   * Rows of distributions, row-major: {@code logProbs[row * vocab + i]} and its exp.
+   */
+  record Rows(float[] logProbs, float[] probs, int vocab) {}
+
   private Sampler() {}
 
-  static Draw sample(float[] logits, int offset, int vocab, SamplingParams p,
-      SplittableRandom rng) {
-    double t = p.temperature() == 0 ? 1.0 : p.temperature();
-    double max = Double.NEGATIVE_INFINITY;
-    int argMax = 0;
-    for (int i = 0; i < vocab; i++) {
-      if (logits[offset + i] > max) {
-        max = logits[offset + i];
-        argMax = i;
-      }
-    }
-    // log Z of softmax(logits / t), computed stably in double.
-    double sum = 0;
-    for (int i = 0; i < vocab; i++) {
-      sum += Math.exp((logits[offset + i] - max) / t);
-    }
-    double logZ = max / t + Math.log(sum);
-    int token = p.temperature() == 0 ? argMax : draw(logits, offset, vocab, p, rng, max, t, sum);
-    return new Draw(token, (float) (logits[offset + token] / t - logZ));
+  static Draw sample(Rows rows, int row, SamplingParams p, SplittableRandom rng) {
+    int vocab = rows.vocab();
+    int offset = row * vocab;
+    float[] lp = rows.logProbs();
+    int token = p.temperature() == 0 ? argMax(lp, offset, vocab) : draw(rows, offset, p, rng);
+    return new Draw(token, lp[offset + token]);
   }
 
-  private static int draw(float[] logits, int offset, int vocab, SamplingParams p,
-      SplittableRandom rng, double max, double t, double sum) {
+  private static int argMax(float[] v, int offset, int n) {
+    int best = 0;
+    for (int i = 1; i < n; i++) {
+      if (v[offset + i] > v[offset + best]) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  private static int draw(Rows rows, int offset, SamplingParams p, SplittableRandom rng) {
+    int vocab = rows.vocab();
+    float[] prob = rows.probs();
     double u = rng.nextDouble();
+    double sum = 0;
+    for (int i = 0; i < vocab; i++) {
+      sum += prob[offset + i];
+    }
     if (p.topK() == 0 && p.topP() >= 1.0) {
       // Inverse CDF over the whole vocabulary, no sorting.
       double target = u * sum;
       double acc = 0;
       for (int i = 0; i < vocab; i++) {
-        acc += Math.exp((logits[offset + i] - max) / t);
+        acc += prob[offset + i];
         if (acc >= target) {
           return i;
         }
@@ -51,21 +60,19 @@ final class Sampler {
       return vocab - 1;
     }
     int[] cand = p.topK() > 0
-        ? topK(logits, offset, vocab, p.topK())
-        : nucleusCandidates(logits, offset, vocab, (1.0 - p.topP()) / vocab * sum, max, t);
+        ? topK(prob, offset, vocab, p.topK())
+        : atLeast(prob, offset, vocab, (1.0 - p.topP()) / vocab * sum);
     Integer[] order = new Integer[cand.length];
     for (int i = 0; i < cand.length; i++) {
       order[i] = cand[i];
     }
-    // Descending logit, ties by lower id, so the order is deterministic.
-    Arrays.sort(order, (a, b) -> logits[offset + a] != logits[offset + b]
-        ? Float.compare(logits[offset + b], logits[offset + a]) : Integer.compare(a, b));
+    // Descending probability, ties by lower id, so the order is deterministic.
+    Arrays.sort(order, (a, b) -> prob[offset + a] != prob[offset + b]
+        ? Float.compare(prob[offset + b], prob[offset + a]) : Integer.compare(a, b));
     int keep = order.length;
-    double[] w = new double[keep];
     double kept = 0;
     for (int i = 0; i < keep; i++) {
-      w[i] = Math.exp((logits[offset + order[i]] - max) / t);
-      kept += w[i];
+      kept += prob[offset + order[i]];
     }
     if (p.topP() < 1.0) {
       // The nucleus is taken from what top-k kept (or from the whole distribution).
@@ -73,7 +80,7 @@ final class Sampler {
       double acc = 0;
       int cut = keep;
       for (int i = 0; i < keep; i++) {
-        acc += w[i];
+        acc += prob[offset + order[i]];
         if (acc >= p.topP() * mass) {
           cut = i + 1;
           break;
@@ -85,7 +92,7 @@ final class Sampler {
     double target = u * kept;
     double acc = 0;
     for (int i = 0; i < keep; i++) {
-      acc += w[i];
+      acc += prob[offset + order[i]];
       if (acc >= target) {
         return order[i];
       }
@@ -93,12 +100,12 @@ final class Sampler {
     return order[keep - 1];
   }
 
-  /** Ids of the k largest logits (any order), by a bounded min-heap. */
-  private static int[] topK(float[] logits, int offset, int vocab, int k) {
+  /** Ids of the k most likely tokens (any order), by a bounded min-heap. */
+  private static int[] topK(float[] prob, int offset, int vocab, int k) {
     int n = Math.min(k, vocab);
     java.util.PriorityQueue<Integer> heap = new java.util.PriorityQueue<>(n + 1, (a, b) ->
-        logits[offset + a] != logits[offset + b]
-            ? Float.compare(logits[offset + a], logits[offset + b]) : Integer.compare(b, a));
+        prob[offset + a] != prob[offset + b]
+            ? Float.compare(prob[offset + a], prob[offset + b]) : Integer.compare(b, a));
     for (int i = 0; i < vocab; i++) {
       heap.add(i);
       if (heap.size() > n) {
@@ -109,16 +116,15 @@ final class Sampler {
   }
 
   /**
-   * Tokens whose weight is at least {@code floor}. With floor = (1 - topP) / vocab of the mass,
+   * Tokens with probability at least {@code floor}. With floor = (1 - topP) / vocab of the mass,
    * the tokens below it hold at most 1 - topP together, so the nucleus lies inside this set and
    * sorting it alone is exact (and cheap: it is usually small).
    */
-  private static int[] nucleusCandidates(float[] logits, int offset, int vocab, double floor,
-      double max, double t) {
+  private static int[] atLeast(float[] prob, int offset, int vocab, double floor) {
     int[] cand = new int[vocab];
     int n = 0;
     for (int i = 0; i < vocab; i++) {
-      if (Math.exp((logits[offset + i] - max) / t) >= floor) {
+      if (prob[offset + i] >= floor) {
         cand[n++] = i;
       }
     }

@@ -18,7 +18,7 @@ class SamplerTest {
 
   @Test
   void greedyPicksTheArgmaxWithItsLogProb() {
-    Sampler.Draw d = Sampler.sample(LOGITS, 0, 4, params(0, 1, 0), new SplittableRandom(1));
+    Sampler.Draw d = Sampler.sample(rows(1), 0, params(0, 1, 0), new SplittableRandom(1));
     assertEquals(0, d.token());
     assertEquals(Math.log(0.4), d.logProb(), 1e-6);
   }
@@ -53,17 +53,34 @@ class SamplerTest {
   @Test
   void theLogProbIsUnderTheTemperatureScaledSoftmax() {
     // Temperature 0.5 squares the odds: [16, 9, 4, 1] / 30.
-    Sampler.Draw d = Sampler.sample(LOGITS, 0, 4, params(0.5, 1, 0), new SplittableRandom(3));
+    Sampler.Draw d = Sampler.sample(rows(0.5), 0, params(0.5, 1, 0), new SplittableRandom(3));
     double[] p = {16 / 30.0, 9 / 30.0, 4 / 30.0, 1 / 30.0};
     assertEquals(Math.log(p[d.token()]), d.logProb(), 1e-6);
   }
 
   private static double[] frequencies(SamplingParams p, int n) {
     SplittableRandom rng = new SplittableRandom(7);
+    Sampler.Rows rows = rows(p.temperature());
     double[] f = new double[4];
     for (int i = 0; i < n; i++) {
-      f[Sampler.sample(LOGITS, 0, 4, p, rng).token()] += 1.0 / n;
+      f[Sampler.sample(rows, 0, p, rng).token()] += 1.0 / n;
     }
     return f;
+  }
+
+  /** The engine's input: log-softmax(LOGITS / t) and its exp (t = 1 when greedy). */
+  private static Sampler.Rows rows(double temperature) {
+    double t = temperature == 0 ? 1 : temperature;
+    double z = 0;
+    for (float l : LOGITS) {
+      z += Math.exp(l / t);
+    }
+    float[] lp = new float[4];
+    float[] p = new float[4];
+    for (int i = 0; i < 4; i++) {
+      lp[i] = (float) (LOGITS[i] / t - Math.log(z));
+      p[i] = (float) Math.exp(lp[i]);
+    }
+    return new Sampler.Rows(lp, p, 4);
   }
 }
