@@ -7,6 +7,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
+import arbor.policy.generate.DecodeProbe;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
 import arbor.policy.model.HostTensor;
@@ -200,24 +201,34 @@ public final class ModelBench {
     return d.prefillTokens() / (d.prefillNanos() / 1e9);
   }
 
-  /** Per-token decode time at batch 1 after a long prompt over that after a short one. */
+  /**
+   * Per-token decode time at batch 1 with a long context over that with a short one. The two
+   * are measured interleaved, 15 times each, and the medians compared, so a burst of other
+   * work on shared cores does not land on one side only.
+   */
   private double contextRatio(Qwen3Model model, Map<String, Object> detail) {
-    double[] perToken = new double[2];
     int[] contexts = {options.shortContext(), options.longContext()};
-    try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(1, 512, 256))) {
-      decodeRate(engine, 1, 4, 8);
-      for (int i = 0; i < 2; i++) {
-        GenerationEngine.Stats before = engine.stats();
-        engine.generate(randomPrompt(contexts[i], 7 + i), sampling(options.newTokens() + 1, i));
-        GenerationEngine.Stats d = engine.stats().minus(before);
-        perToken[i] = d.decodeNanos() / 1e6 / d.decodeTokens();
-        out.printf("decode at position %d (batch 1): %.2f ms/token%n", contexts[i],
-            perToken[i]);
-        detail.put("decode_ms_per_token_at_" + contexts[i], perToken[i]);
+    double[][] samples = new double[2][15];
+    try (DecodeProbe probe = new DecodeProbe(model, 1, options.longContext())) {
+      for (int i = 0; i < 3; i++) {
+        probe.stepMillis(contexts[0]);
+        probe.stepMillis(contexts[1]);
+      }
+      for (int r = 0; r < samples[0].length; r++) {
+        for (int c = 0; c < 2; c++) {
+          samples[c][r] = probe.stepMillis(contexts[c]);
+        }
       }
     }
-    double ratio = perToken[1] / perToken[0];
+    double[] median = new double[2];
+    for (int c = 0; c < 2; c++) {
+      java.util.Arrays.sort(samples[c]);
+      median[c] = samples[c][samples[c].length / 2];
+      out.printf("decode step at position %d (batch 1): median %.2f ms (min %.2f, max %.2f)%n",
+          contexts[c], median[c], samples[c][0], samples[c][samples[c].length - 1]);
+      detail.put("decode_ms_per_token_at_" + contexts[c], median[c]);
+    }
+    double ratio = median[1] / median[0];
     out.printf("decode cost ratio %d vs %d: %.2f%n", contexts[1], contexts[0], ratio);
     return ratio;
   }
