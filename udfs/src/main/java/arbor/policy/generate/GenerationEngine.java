@@ -91,6 +91,14 @@ public final class GenerationEngine implements AutoCloseable {
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("prompt must have at least one token");
     }
+    int vocab = model.config().vocabSize();
+    for (int i = 0; i < promptIds.length; i++) {
+      // Checked here: a bad id would fail the whole batch's step inside libtorch.
+      if (promptIds[i] < 0 || promptIds[i] >= vocab) {
+        throw new IllegalArgumentException("prompt token " + i + " is " + promptIds[i]
+            + ", outside the model's vocabulary [0, " + vocab + "); wrong tokenizer?");
+      }
+    }
     long longest = (long) promptIds.length + params.maxNewTokens();
     if (longest > model.config().maxPositionEmbeddings()) {
       throw new IllegalArgumentException("prompt (" + promptIds.length + ") + max_new_tokens ("

@@ -122,6 +122,18 @@ class GenerationEngineTest {
     }
   }
 
+  @Test
+  void aPromptTokenOutsideTheVocabularyIsRejectedBeforeItReachesTheBatch() {
+    try (GenerationEngine engine = new GenerationEngine(model, GenerationEngine.Options
+        .defaults())) {
+      var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> engine.submit(new int[] {1, 64}, SamplingParams.greedy(2, Set.of())));
+      assertTrue(e.getMessage().contains("64") && e.getMessage().contains("vocabulary"));
+      assertEquals(2, engine.generate(new int[] {1, 2}, SamplingParams.greedy(2, Set.of()))
+          .tokenIds().length);
+    }
+  }
+
   private static float[][] fullForwardLogProbs(int[] tokens) {
     try (NDManager work = model.newWorkManager()) {
       long[] ids = java.util.Arrays.stream(tokens).asLongStream().toArray();
