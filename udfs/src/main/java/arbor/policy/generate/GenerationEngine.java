@@ -23,15 +23,21 @@ import java.util.concurrent.TimeUnit;
  * <p>One thread owns all native work. Each step it prefills at most {@code prefillChunk} prompt
  * tokens, prompt after prompt in arrival order (so a long prompt delays the running sequences by
  * one chunk per step, not by its whole length), then runs one decode step for every running
- * sequence. Each
- * sequence samples from its own seeded generator, so its tokens do not depend on its batch.
+ * sequence. Each sequence samples from its own seeded generator, so its tokens do not depend on
+ * its batch.
  *
  * <p>Slots: running sequences occupy cache slots [0, running), the prompt being prefilled the
  * slot right after them. A sequence that stops hands its slot to the last running one.
  */
 public final class GenerationEngine implements AutoCloseable {
 
-  /** Engine limits. */
+  /**
+   * Engine limits.
+   *
+   * @param maxBatch most sequences decoding together; later requests wait for a free slot
+   * @param prefillChunk most prompt tokens prefilled per engine step
+   * @param initialCapacity KV cache positions per slot to start with (it doubles as needed)
+   */
   public record Options(int maxBatch, int prefillChunk, int initialCapacity) {
     public Options {
       if (maxBatch < 1 || prefillChunk < 1 || initialCapacity < 1) {
@@ -105,11 +111,15 @@ public final class GenerationEngine implements AutoCloseable {
           + params.maxNewTokens() + ") exceeds the model's max_position_embeddings ("
           + model.config().maxPositionEmbeddings() + ")");
     }
-    Sequence s = new Sequence(promptIds.clone(), params);
     if (closed) {
       throw new IllegalStateException("GenerationEngine is closed");
     }
+    Sequence s = new Sequence(promptIds.clone(), params);
     incoming.add(s);
+    if (closed && incoming.remove(s)) {
+      // Lost the race with close(): the engine thread will not see this request.
+      s.result.completeExceptionally(new IllegalStateException("GenerationEngine is closed"));
+    }
     return s.result;
   }
 
@@ -321,6 +331,9 @@ public final class GenerationEngine implements AutoCloseable {
   }
 
   private void failAll(Throwable e) {
+    // Sequences that finished before the failure keep their results.
+    finishedThisStep.forEach(Runnable::run);
+    finishedThisStep.clear();
     List<Sequence> all = new ArrayList<>(running);
     all.addAll(waiting);
     if (prefilling != null) {
