@@ -123,6 +123,7 @@ class ModelHolderTest {
 
   @Test
   void aTaskWithoutGpusRunsOnTheCpu() {
+    assertEquals(Device.cpu(), SparkTaskDevice.current());  // not inside a Spark task
     assertEquals(Device.cpu(), Devices.forTask(null));
     assertEquals(Device.gpu(1), Devices.forTask(new String[] {"1", "2"}));
   }
