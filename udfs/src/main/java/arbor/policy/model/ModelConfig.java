@@ -92,6 +92,12 @@ public record ModelConfig(
         tieWordEmbeddings, qkvBias, oBias, qkNorm, eos, torchDtype);
   }
 
+  public ModelConfig withTorchDtype(String dtype) {
+    return new ModelConfig(modelType, vocabSize, hiddenSize, intermediateSize, numLayers, numHeads,
+        numKvHeads, headDim, rmsNormEps, ropeTheta, ropeScaling, maxPositionEmbeddings,
+        tieWordEmbeddings, qkvBias, oBias, qkNorm, eosTokenIds, dtype);
+  }
+
   public ModelConfig withFamily(String type, boolean qkv, boolean o, boolean norm) {
     return new ModelConfig(type, vocabSize, hiddenSize, intermediateSize, numLayers, numHeads,
         numKvHeads, headDim, rmsNormEps, ropeTheta, ropeScaling, maxPositionEmbeddings,

@@ -57,13 +57,7 @@ public final class TinyModels {
       throw new IllegalArgumentException("vocab_size " + config.vocabSize() + " is smaller than"
           + " the tokenizer (<|im_end|> is id " + imEnd + "); raise vocab_size");
     }
-    ModelConfig written = config.withEos(List.of(imEnd));
-    written = new ModelConfig(written.modelType(), written.vocabSize(), written.hiddenSize(),
-        written.intermediateSize(), written.numLayers(), written.numHeads(),
-        written.numKvHeads(), written.headDim(), written.rmsNormEps(), written.ropeTheta(),
-        written.ropeScaling(), written.maxPositionEmbeddings(), written.tieWordEmbeddings(),
-        written.qkvBias(), written.oBias(), written.qkNorm(), written.eosTokenIds(),
-        dtype.torchName());
+    ModelConfig written = config.withEos(List.of(imEnd)).withTorchDtype(dtype.torchName());
     HfModelFolder.writeWeights(randomWeights(written, seed, dtype), dir, 0);
     Files.writeString(dir.resolve(HfModelFolder.CONFIG), written.toJson());
     Files.writeString(dir.resolve(HfModelFolder.GENERATION_CONFIG),
