@@ -5,7 +5,6 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
 import arbor.policy.generate.DecodeProbe;
 import arbor.policy.generate.GenerationEngine;
@@ -15,6 +14,7 @@ import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
+import arbor.policy.model.TorchThreads;
 import arbor.policy.train.PolicyForward;
 import arbor.policy.train.ResponseLogProbs;
 import arbor.policy.train.ResponseSample;
@@ -72,17 +72,14 @@ public final class ModelBench {
 
   /**
    * {@code [--smoke] [--threads N]}: N sets libtorch's intra-op threads for the whole JVM
-   * (default: libtorch's choice, one per core). On cores shared with other busy processes, one
-   * thread measured 2-5x faster than two here, because every parallel op waits for a
-   * descheduled worker.
+   * (default: libtorch's choice, one per core); see {@link TorchThreads}.
    */
   public static void main(String[] args) throws Exception {
     List<String> a = List.of(args);
     Options o = a.contains("--smoke") ? Options.smoke() : Options.full();
     int t = a.indexOf("--threads");
     if (t >= 0) {
-      Engine.getInstance();  // loads libtorch, whose native calls fail before that
-      JniUtils.setNumThreads(Integer.parseInt(a.get(t + 1)));
+      TorchThreads.set(Integer.parseInt(a.get(t + 1)));
     }
     Map<String, Object> result = new ModelBench(o, System.out).run();
     StringBuilder json = new StringBuilder("BENCH {");
@@ -96,10 +93,9 @@ public final class ModelBench {
     Map<String, Object> detail = new LinkedHashMap<>();
     // The roofline is measured between sections and the best kept: on shared cores a single
     // measurement can land in someone else's build and make every fraction look too good.
-    Engine.getInstance();  // loads libtorch before its thread count is read
-    out.printf("libtorch intra-op threads: %d, cores: %d%n", JniUtils.getNumThreads(),
+    out.printf("libtorch intra-op threads: %d, cores: %d%n", TorchThreads.get(),
         Runtime.getRuntime().availableProcessors());
-    detail.put("torch_threads", JniUtils.getNumThreads());
+    detail.put("torch_threads", TorchThreads.get());
     double peak = matmulFlops();
     Named largest = options.models().get(options.models().size() - 1);
     double b32 = 0;
