@@ -93,7 +93,7 @@ public final class HfModelFolder {
     }
     // Group tensor names by shard so each shard is opened once.
     Map<String, List<String>> byShard = new TreeMap<>();
-    map.fields().forEachRemaining(e ->
+    map.properties().forEach(e ->
         byShard.computeIfAbsent(e.getValue().asText(), k -> new ArrayList<>()).add(e.getKey()));
     for (var shard : byShard.entrySet()) {
       Path file = dir.resolve(shard.getKey());

@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -57,10 +56,9 @@ public final class SafetensorsFile implements AutoCloseable {
   private void parseHeader(String text) throws IOException {
     JsonNode root = JSON.readTree(text);
     long dataSize = channel.size() - dataStart;
-    for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> f = it.next();
+    for (Map.Entry<String, JsonNode> f : root.properties()) {
       if (f.getKey().equals("__metadata__")) {
-        f.getValue().fields().forEachRemaining(m -> metadata.put(m.getKey(), m.getValue().asText()));
+        f.getValue().properties().forEach(m -> metadata.put(m.getKey(), m.getValue().asText()));
         continue;
       }
       JsonNode t = f.getValue();

@@ -97,6 +97,7 @@ class ModelHolderTest {
     assertThrows(IllegalStateException.class,
         () -> v1.submit(new int[] {1}, SamplingParams.greedy(1, Set.of())));
     try (ModelHolder.Lease again = holder.acquire(new CheckpointKey("run", 2))) {
+      assertEquals(new CheckpointKey("run", 2), again.key());
       assertEquals(2, loads.get());  // still loaded, not reloaded
     }
     holder.close();
