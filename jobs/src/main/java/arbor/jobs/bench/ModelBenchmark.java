@@ -1,0 +1,32 @@
+package arbor.jobs.bench;
+
+import arbor.jobs.Args;
+import arbor.policy.bench.ModelBench;
+import arbor.policy.model.TorchThreads;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code bench model}: the policy model's decode, prefill and training throughput against this
+ * machine's own large-matmul roofline, measured in the same run ({@link ModelBench}). Options:
+ * {@code --threads N} sets libtorch's intra-op threads; {@code --smoke} runs tiny configs.
+ */
+final class ModelBenchmark implements Benchmark {
+
+  @Override
+  public String summary() {
+    return "policy model decode/prefill/train tok/s as fractions of a DJL matmul roofline"
+        + " (--threads N, --smoke)";
+  }
+
+  @Override
+  public Map<String, Object> run(BenchContext ctx) throws Exception {
+    Args args = Args.parse("bench model", ctx.args(), Set.of("smoke"), Set.of("threads"));
+    if (args.value("threads").isPresent()) {
+      TorchThreads.set(Integer.parseInt(args.value("threads").get()));
+    }
+    ModelBench.Options options = args.flag("smoke") ? ModelBench.Options.smoke()
+        : ModelBench.Options.full();
+    return new ModelBench(options, ctx.out()).run();
+  }
+}
