@@ -7,7 +7,8 @@ import ai.djl.pytorch.jni.JniUtils;
  * libtorch's intra-op thread count, which is global to the JVM. Give it the cores one engine
  * really has: on cores shared with other busy processes (a Spark executor's sandbox workers,
  * or other builds), every parallel op waits at a barrier for a descheduled worker, and one
- * thread measured 2-5x faster than two on this project's shared 2-core machine.
+ * thread measured 3-6x faster than two for prefill and training on this project's shared
+ * 2-core machine.
  */
 public final class TorchThreads {
 
