@@ -105,6 +105,8 @@ public final class WorkerPool implements Sandbox {
       workers.remove(worker);
     }
     worker.kill(why);
+    // Wait for the exit, so that the memory and CPU it held are free when the caller goes on.
+    worker.awaitExit();
   }
 
   private synchronized WorkerProcess pick() {

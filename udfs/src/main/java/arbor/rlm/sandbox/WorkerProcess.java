@@ -162,14 +162,18 @@ final class WorkerProcess implements AutoCloseable {
     process.destroyForcibly();
   }
 
-  @Override
-  public void close() {
-    kill("the sandbox pool was closed");
+  void awaitExit() {
     try {
       process.waitFor(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  @Override
+  public void close() {
+    kill("the sandbox pool was closed");
+    awaitExit();
   }
 
   private void readLoop() {

@@ -79,7 +79,7 @@ public final class PaperTools {
       out.append("No hits for '").append(pattern.phrase()).append("' in ").append(papers.size())
           .append(papers.size() == 1 ? " paper" : " papers").append(".\n");
     } else {
-      out.append(snippets.size()).append(" snippets from ").append(hitPapers)
+      out.append(snippets.size()).append(snippets.size() == 1 ? " snippet from " : " snippets from ").append(hitPapers)
           .append(hitPapers == 1 ? " paper" : " papers").append(" (numbers are list indexes).\n");
     }
     return new Output<>(out.toString(), snippets);
