@@ -36,12 +36,14 @@ public final class PythonSession implements AutoCloseable {
 
   private final Context context;
   private final Value run;
+  private final Value restore;
   private final CappedOutput out;
   private final CappedOutput err;
 
-  private PythonSession(Context context, Value run, CappedOutput out, CappedOutput err) {
+  private PythonSession(Context context, Value run, Value restore, CappedOutput out, CappedOutput err) {
     this.context = context;
     this.run = run;
+    this.restore = restore;
     this.out = out;
     this.err = err;
   }
@@ -71,11 +73,11 @@ public final class PythonSession implements AutoCloseable {
       context.eval(PRELUDE);
       Value install = context.getBindings("python").getMember("__arbor_install");
       context.getBindings("python").removeMember("__arbor_install");
-      Value run = install.execute(new HostCallProxy(bridge), new PaperToolBridge(), contextJson,
+      Value fns = install.execute(new HostCallProxy(bridge), new PaperToolBridge(), contextJson,
           String.join(",", ALLOWED_MODULES));
       out.take();
       err.take();
-      return new PythonSession(context, run, out, err);
+      return new PythonSession(context, fns.getArrayElement(0), fns.getArrayElement(1), out, err);
     } catch (RuntimeException e) {
       context.close(true);
       throw e;
@@ -106,9 +108,15 @@ public final class PythonSession implements AutoCloseable {
         status = CellStatus.SANDBOX_LOST;
         note = "the sandbox was closed while the cell ran";
       } else {
-        // The prelude catches every Python exception, so this is the runtime itself failing.
+        // Python cannot catch what the context's restrictions throw (a SecurityException from
+        // os.system, say): it passes the prelude, so the REPL is put back in order from here.
         status = CellStatus.RAISED;
-        note = "sandbox error: " + e.getMessage();
+        note = "SandboxError: " + e.getMessage();
+        try {
+          restore.execute();
+        } catch (PolyglotException again) {
+          note += "\nSandboxError: the REPL could not be restored: " + again.getMessage();
+        }
       }
     }
     CappedOutput.Taken o = out.take();

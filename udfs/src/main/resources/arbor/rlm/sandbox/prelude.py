@@ -18,11 +18,15 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         __import__(name)
 
     real_import = builtins.__import__
-    module_dicts = lambda: {id(m.__dict__) for m in list(sys.modules.values()) if m is not None}
+    library = json.__file__.rsplit("/json/", 1)[0] + "/"
+    getframe = sys._getframe
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-        # Library modules importing their own dependencies pass; anything else is user code.
-        from_library = globals is not None and id(globals) in module_dicts()
+        # The standard library importing its own dependencies passes; anything else is user code.
+        # (Code compiled under a library file name passes too; what it reaches is still refused
+        # by the context's configuration.)
+        caller = getframe(1).f_code.co_filename
+        from_library = caller.startswith(library) or caller.startswith("<frozen ")
         if not from_library and (level != 0 or name.partition(".")[0] not in allowed):
             raise ImportError(
                 "import of '%s' is not allowed in this sandbox; allowed modules: %s"
@@ -38,14 +42,16 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     state = {"final": None}
     ns = {"__name__": "__repl__", "__builtins__": builtins}
 
+    dumps, loads = json.dumps, json.loads
+
     def call_host(name, *args):
-        reply = json.loads(host_call(name, json.dumps(list(args))))
+        reply = loads(host_call(name, dumps(list(args))))
         if "error" in reply:
             raise RuntimeError(reply["error"])
         return reply["value"]
 
     def call_tool(name, *args):
-        reply = json.loads(tool_call(name, *args))
+        reply = loads(tool_call(name, *args))
         if reply.get("printed"):
             print(reply["printed"], end="")
         if "error" in reply:
@@ -54,9 +60,9 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
 
     def submit(value):
         try:
-            state["final"] = json.dumps(value)
+            state["final"] = dumps(value)
         except (TypeError, ValueError):
-            state["final"] = json.dumps(str(value))
+            state["final"] = dumps(str(value))
 
     def FINAL(value):
         submit(value)
@@ -121,11 +127,14 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     }
     real_stdout, real_stderr = sys.stdout, sys.stderr
 
-    def restore():
+    # restore and run bind every name they use at definition time: model code may clear the
+    # builtins or the json module's functions, and must still get a working REPL back.
+    def restore(isinstance=isinstance, dict=dict, list=list, sys=sys, builtins=builtins):
         sys.stdout, sys.stderr = real_stdout, real_stderr
         current = builtins.__dict__
-        for k in [k for k in current if k not in saved_builtins]:
-            del current[k]
+        for k in list(current):
+            if k not in saved_builtins:
+                del current[k]
         for k, v in saved_builtins.items():
             if current.get(k) is not v:
                 current[k] = v
@@ -137,22 +146,22 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         ns["context_0"] = context
         ns["context"] = context
 
-    def run(code):
+    def run(code, BaseException=BaseException, compile=compile, exec=exec, type=type,
+            print_exception=traceback.print_exception):
         # Returns [raised, final answer JSON or None, user variable names].
         state["final"] = None
         raised = False
         try:
-            compiled = compile(code, "<cell>", "exec")
-            exec(compiled, ns)
+            exec(compile(code, "<cell>", "exec"), ns)
         except BaseException as e:  # SystemExit and KeyboardInterrupt are model errors too
             raised = True
-            sys.stdout, sys.stderr = real_stdout, real_stderr
+            restore()
             tb = e.__traceback__
             # Hide this function's own frame: the traceback starts in the cell.
-            traceback.print_exception(type(e), e, tb.tb_next if tb is not None else None)
+            print_exception(type(e), e, tb.tb_next if tb is not None else None)
         finally:
             restore()
         return [raised, state["final"], user_names()]
 
     restore()
-    return run
+    return [run, restore]

@@ -126,7 +126,8 @@ class ReplContractTest {
   @Test
   void overwrittenBuiltinsAreRestored() {
     try (SandboxSession s = open()) {
-      s.execute("import builtins\nbuiltins.print = None\nbuiltins.len = lambda x: 0");
+      CellResult r = s.execute("__builtins__['print'] = None\n__builtins__['len'] = lambda x: 0");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
       assertEquals("3\n", s.execute("print(len('abc'))").stdout());
     }
   }
