@@ -17,6 +17,9 @@ final class CellWatch {
 
     /** Gives up the sandbox that runs the cell (kills its process where there is one). */
     void kill(String why);
+
+    /** Gives up this REPL only: later cells are lost, the sandbox runs on. */
+    void abandon();
   }
 
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -57,8 +60,11 @@ final class CellWatch {
         String why = "sandbox error: " + e.getCause() + "\n";
         return CellResult.lost(why, clock.activeNanos() / 1_000_000);
       } catch (InterruptedException e) {
+        // The node was cancelled: stop the cell, give up this REPL (its owner closes it), but
+        // leave the sandbox itself alone - a cancellation is no reason to kill a worker.
         Thread.currentThread().interrupt();
-        stopper.kill("cancelled");
+        stopper.interrupt();
+        stopper.abandon();
         return CellResult.lost("cancelled: the node was stopped while this cell ran\n",
             clock.activeNanos() / 1_000_000);
       }

@@ -67,6 +67,11 @@ public final class InProcessSandbox implements Sandbox {
         public void kill(String why) {
           lost = true;
         }
+
+        @Override
+        public void abandon() {
+          lost = true;
+        }
       });
       lost |= result.status() == CellStatus.SANDBOX_LOST;
       return result;
@@ -74,8 +79,11 @@ public final class InProcessSandbox implements Sandbox {
 
     @Override
     public void close() {
+      // A cell that ignored its interrupt still holds the context; closing would block on it.
       if (!lost) {
         python.close();
+      } else {
+        Thread.ofVirtual().start(python::close);
       }
     }
   }

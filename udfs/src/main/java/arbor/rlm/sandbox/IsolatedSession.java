@@ -56,6 +56,11 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
         lostBecause = "this REPL was lost earlier: " + why;
         pool.kill(worker, "a cell overran its limits and ignored its interrupt");
       }
+
+      @Override
+      public void abandon() {
+        lostBecause = "this REPL was cancelled\n";
+      }
     });
     running = null;
     return result;
