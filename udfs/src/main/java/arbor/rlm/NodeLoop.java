@@ -57,8 +57,9 @@ public final class NodeLoop {
       try {
         gen = policy.generate(new PolicyCall(spec.path(), t, messages));
       } catch (Policy.PolicyException | RuntimeException e) {
-        return new Outcome(Thread.currentThread().isInterrupted() ? NodeStatus.CANCELLED
-            : NodeStatus.POLICY_ERROR, null, turns, tokens);
+        // A policy interrupted by a stop fails too; the stop, not the failure, is the status.
+        NodeStatus stopped = guard.stopReason();
+        return new Outcome(stopped != null ? stopped : NodeStatus.POLICY_ERROR, null, turns, tokens);
       }
       long genMillis = (System.nanoTime() - g0) / 1_000_000;
       tokens += gen.tokenCount();

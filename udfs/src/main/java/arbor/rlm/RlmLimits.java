@@ -16,7 +16,8 @@ import java.time.Duration;
  * @param treeWallTime wall time of one tree [10 min]
  */
 public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars, int maxDepth,
-    int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime) {
+    int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime)
+    implements java.io.Serializable {
 
   public enum OnMaxTurns { STOP, ASK }
 

@@ -11,7 +11,8 @@ import java.time.Duration;
  *     killed (long-running built-ins ignore interrupts) [3 s]
  * @param maxOutputChars characters of stdout and of stderr kept per cell [20,000]
  */
-public record SandboxLimits(Duration cellWallTime, Duration interruptGrace, int maxOutputChars) {
+public record SandboxLimits(Duration cellWallTime, Duration interruptGrace, int maxOutputChars)
+    implements java.io.Serializable {
   public SandboxLimits {
     if (cellWallTime.isNegative() || cellWallTime.isZero()) {
       throw new IllegalArgumentException("cellWallTime must be positive, got " + cellWallTime);

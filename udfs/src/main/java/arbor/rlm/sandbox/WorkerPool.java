@@ -68,8 +68,14 @@ public final class WorkerPool implements Sandbox {
 
   @Override
   public SandboxSession open(String contextJson, HostBridge bridge) {
+    // Bounded wait: a parent holds its slot while its children wait for theirs, so a pool
+    // too small for the tree would otherwise deadlock; the child fails instead, with a reason.
     try {
-      slots.acquire();
+      if (!slots.tryAcquire(config.startTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        throw new SandboxUnavailableException("no free REPL slot within " + config.startTimeout()
+            + " (" + config.workers() + " workers x " + config.sessionsPerWorker()
+            + " sessions); raise the pool's size for this many concurrent nodes", null);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SandboxUnavailableException("interrupted while waiting for a free REPL slot", e);

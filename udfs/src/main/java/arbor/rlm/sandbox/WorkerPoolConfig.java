@@ -43,7 +43,7 @@ public record WorkerPoolConfig(
 
   public static WorkerPoolConfig defaults() {
     String cache = System.getProperty("polyglot.engine.userResourceCache");
-    return new WorkerPoolConfig(2, 64, 1024, List.of(), cache == null ? null : Path.of(cache),
+    return new WorkerPoolConfig(2, 256, 1024, List.of(), cache == null ? null : Path.of(cache),
         Duration.ofSeconds(120), null);
   }
 }

@@ -12,10 +12,6 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     import traceback
 
     allowed = frozenset(allowed_csv.split(","))
-    # Load the allowed modules and their own imports now, while imports are unrestricted, so that
-    # a module's lazy internal imports later find what they need already loaded.
-    for name in sorted(allowed):
-        __import__(name)
 
     real_import = builtins.__import__
     library = json.__file__.rsplit("/json/", 1)[0] + "/"
