@@ -55,8 +55,9 @@ public final class NodeLoop {
       long g0 = System.nanoTime();
       Generation gen;
       try {
-        gen = policy.generate(new PolicyCall(spec.path(), t, messages));
-      } catch (Policy.PolicyException | RuntimeException e) {
+        gen = policy.generate(new PolicyCall(spec.path(), t, messages, spec.prompt(),
+          spec.context() instanceof RlmContext.Papers));
+      } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
         // A policy interrupted by a stop fails too; the stop, not the failure, is the status.
         NodeStatus stopped = guard.stopReason();
         return new Outcome(stopped != null ? stopped : NodeStatus.POLICY_ERROR, null, turns, tokens);
@@ -94,8 +95,9 @@ public final class NodeLoop {
     long g0 = System.nanoTime();
     Generation gen;
     try {
-      gen = policy.generate(new PolicyCall(spec.path(), t, messages));
-    } catch (Policy.PolicyException | RuntimeException e) {
+      gen = policy.generate(new PolicyCall(spec.path(), t, messages, spec.prompt(),
+          spec.context() instanceof RlmContext.Papers));
+    } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
       return new Outcome(NodeStatus.MAX_TURNS, null, turns, tokens);
     }
     long genMillis = (System.nanoTime() - g0) / 1_000_000;

@@ -83,14 +83,24 @@ public final class TreeRunner {
 
   private NodeRecord runNode(Node node, String prompt, RlmContext context, Prompts.Role role, int childIndex) {
     long t0 = System.nanoTime();
-    NodeLoop.Outcome outcome;
+    NodeLoop.Outcome outcome = null;
     try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
       outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role), session, node);
     } catch (RuntimeException e) {
       // No REPL could be opened (pool closed, worker would not start): the node cannot run.
       NodeStatus stopped = node.stopReason();
       outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
+    } finally {
+      if (outcome == null) {
+        // An Error is on its way up; the tree still gets this node's record.
+        outcome = new NodeLoop.Outcome(NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
+        record(node, prompt, childIndex, outcome, t0);
+      }
     }
+    return record(node, prompt, childIndex, outcome, t0);
+  }
+
+  private NodeRecord record(Node node, String prompt, int childIndex, NodeLoop.Outcome outcome, long t0) {
     Tree tree = node.tree;
     NodeRecord record = new NodeRecord(node.id(), node.parent == null ? null : node.parent.id(),
         tree.rootId(), node.path.depth(), childIndex, node.spawned.get(), prompt,
