@@ -41,6 +41,11 @@ public final class NodeLoop {
   public record Outcome(NodeStatus status, String finalAnswerJson, List<Turn> turns, long genTokens) {}
 
   public Outcome run(NodeSpec spec, SandboxSession session, NodeGuard guard) {
+    return run(spec, session, guard, turn -> {});
+  }
+
+  /** As {@link #run(NodeSpec, SandboxSession, NodeGuard)}, telling {@code onTurn} of each turn as it ends. */
+  public Outcome run(NodeSpec spec, SandboxSession session, NodeGuard guard, java.util.function.Consumer<Turn> onTurn) {
     List<ChatMessage> head = List.of(
         ChatMessage.system(prompts.system(spec.role())), ChatMessage.user(spec.context().metadata()));
     List<ChatMessage> history = new ArrayList<>();
@@ -71,6 +76,7 @@ public final class NodeLoop {
       long execMillis = (System.nanoTime() - e0) / 1_000_000;
       turns.add(new Turn(t, messages, gen.text(), gen.promptTokenIds(), gen.tokenIds(), gen.logprobs(),
           step.code(), step.observation(), step.replError(), genMillis, execMillis));
+      onTurn.accept(turns.getLast());
       if (step.finalJson() != null) {
         return new Outcome(NodeStatus.FINAL, step.finalJson(), turns, tokens);
       }
@@ -82,7 +88,9 @@ public final class NodeLoop {
       history.add(ChatMessage.user(step.observation()));
     }
     if (limits.onMaxTurns() == RlmLimits.OnMaxTurns.ASK && guard.stopReason() == null) {
-      return askForFinal(spec, session, guard, head, history, turns, tokens);
+      Outcome asked = askForFinal(spec, session, guard, head, history, turns, tokens);
+      onTurn.accept(asked.turns().getLast());
+      return asked;
     }
     return new Outcome(NodeStatus.MAX_TURNS, null, turns, tokens);
   }

@@ -31,12 +31,39 @@ public final class TreeRunner {
   private final Policy policy;
   private final RlmLimits limits;
   private final NodeLoop loop;
+  private final TreeListener listener;
 
   public TreeRunner(Sandbox sandbox, Policy policy, Prompts prompts, RlmLimits limits) {
+    this(sandbox, policy, prompts, limits, TreeListener.NONE);
+  }
+
+  /** A runner that tells {@code listener} of every node and turn as the trees unfold. */
+  public TreeRunner(Sandbox sandbox, Policy policy, Prompts prompts, RlmLimits limits, TreeListener listener) {
     this.sandbox = sandbox;
     this.policy = policy;
     this.limits = limits;
     this.loop = new NodeLoop(policy, prompts, limits);
+    this.listener = listener;
+  }
+
+  /** Hears a tree unfold; called from the nodes' threads, so implementations are thread-safe. */
+  public interface TreeListener {
+    void nodeStarted(String nodeId, int depth, String prompt);
+
+    void turnEnded(String nodeId, Turn turn);
+
+    void nodeEnded(NodeRecord node);
+
+    TreeListener NONE = new TreeListener() {
+      @Override
+      public void nodeStarted(String nodeId, int depth, String prompt) {}
+
+      @Override
+      public void turnEnded(String nodeId, Turn turn) {}
+
+      @Override
+      public void nodeEnded(NodeRecord node) {}
+    };
   }
 
   /** A finished tree: its nodes in path order (root first), and its wall time. */
@@ -83,9 +110,11 @@ public final class TreeRunner {
 
   private NodeRecord runNode(Node node, String prompt, RlmContext context, Prompts.Role role, int childIndex) {
     long t0 = System.nanoTime();
+    listener.nodeStarted(node.id(), node.path.depth(), prompt);
     NodeLoop.Outcome outcome = null;
     try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
-      outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role), session, node);
+      outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role), session, node,
+          turn -> listener.turnEnded(node.id(), turn));
     } catch (RuntimeException e) {
       // No REPL could be opened (pool closed, worker would not start): the node cannot run.
       NodeStatus stopped = node.stopReason();
@@ -107,6 +136,7 @@ public final class TreeRunner {
         outcome.finalAnswerJson(), outcome.status(), outcome.turns(), outcome.genTokens(),
         (System.nanoTime() - t0) / 1_000_000);
     tree.records.add(record);
+    listener.nodeEnded(record);
     return record;
   }
 

@@ -191,4 +191,29 @@ class TreeRunnerTest {
       }
     }
   }
+
+  @Test
+  void aListenerHearsTheTreeUnfoldAndTheJsonDocumentHoldsIt() throws Exception {
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    TreeRunner runner = new TreeRunner(sandbox, new ReplayPolicy(Map.of(
+        "root", List.of("```repl\nr = rlm_query('child prompt', 'ctx')\n```", "FINAL_VAR(r)"),
+        "root.0", List.of("```repl\nFINAL(['span'])\n```"))), PROMPTS, RlmLimits.defaults(),
+        new TreePrinter(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8)));
+    TreeRunner.TreeResult tree = runner.run("t1", "Which results?", PAPERS);
+    String text = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+    int rootStart = text.indexOf("== t1:root starts");
+    int childStart = text.indexOf("== t1:root.0 starts: child prompt");
+    int childEnd = text.indexOf("== t1:root.0 ends: final, answer [\"span\"]");
+    int rootEnd = text.indexOf("== t1:root ends: final");
+    assertTrue(rootStart >= 0 && rootStart < childStart && childStart < childEnd && childEnd < rootEnd, text);
+    assertTrue(text.contains(">>> r = rlm_query('child prompt', 'ctx')"), text);
+
+    com.fasterxml.jackson.databind.JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(TreeJson.write(tree));
+    assertEquals("final", doc.get("status").asText());
+    assertEquals("span", doc.get("final_answer").get(0).asText());
+    assertEquals(2, doc.get("nodes").size());
+    assertEquals("t1:root", doc.get("nodes").get(1).get("parent_id").asText());
+    assertEquals(1, doc.get("nodes").get(1).get("turns").size());
+  }
 }

@@ -16,6 +16,8 @@ public final class BenchJob implements Job {
   static Map<String, Benchmark> benchmarks() {
     Map<String, Benchmark> all = new LinkedHashMap<>();
     all.put("ingest", new IngestBench());
+    all.put("expert", new ExpertBench());
+    all.put("trees", new TreesBench());
     return all;
   }
 

@@ -22,10 +22,11 @@ public final class ExpertPolicy implements Policy {
    * @param keep sentences scoring at least this fraction of the best one are kept
    * @param maxSpans spans per paper at most
    * @param maxPapers papers a root delegates at most (the children-per-node cap)
+   * @param abstractChars paragraphs starting this early (the abstract) count half when ranked
    */
-  public record Settings(int window, double keep, int maxSpans, int maxPapers, long seed) {
+  public record Settings(int window, double keep, int maxSpans, int maxPapers, int abstractChars, long seed) {
     public static Settings defaults() {
-      return new Settings(400, 0.75, 2, 4, 17);
+      return new Settings(400, 0.5, 3, 4, 1500, 17);
     }
   }
 
@@ -114,32 +115,50 @@ public final class ExpertPolicy implements Policy {
           print(len(hits), "distinct snippets")
           ```""".formatted(lit(question), lit(keywords), settings.window());
       case 1 -> """
-          I rank the sentences of the hits by the rarer question words they hold and cut the best ones exactly.
+          I rank the paragraphs my hits fall in by the rarer question words they hold, then cut the best sentence of the best ones exactly.
           ```repl
           import re, math
-          def words(text):
-              return set(re.findall(r"[a-z0-9]+", re.sub(r"-\\s*\\n\\s*", "", text.lower())))
-          paragraphs = [p for p in re.split(r"\\n\\s*\\n", context) if p.strip()]
-          para_words = [words(p) for p in paragraphs]
-          qwords = words(" ".join(keywords))
-          weight = {w: math.log(1 + len(paragraphs) / (1 + sum(1 for pw in para_words if w in pw))) for w in qwords}
-          scored = []
-          for snippet in hits:
-              for sentence in re.split(r"(?<=[.!?])\\s+", snippet):
-                  if len(sentence) >= 40 and not sentence.lstrip().startswith("#"):
-                      scored.append((sum(weight[w] for w in words(sentence) & qwords), sentence, snippet))
-          scored.sort(key=lambda item: -item[0])
-          top = scored[0][0] if scored else 0
+          def tokens(text):
+              return re.findall(r"[a-z0-9]+", re.sub(r"-\\s*\\n\\s*", "", text.lower()))
+          paragraphs = [p for p in re.split(r"\\n\\s*\\n", context) if p.strip() and not p.lstrip().startswith("#")]
+          qwords = set(tokens(" ".join(keywords))) | {w for w in tokens(question) if len(w) > 2}
+          ptoks = [tokens(p) for p in paragraphs]
+          psets = [set(t) for t in ptoks]
+          avg = sum(len(t) for t in ptoks) / max(1, len(ptoks))
+          idf = {}
+          for w in qwords:
+              df = sum(1 for s in psets if w in s)
+              idf[w] = math.log(1 + (len(ptoks) - df + 0.5) / (df + 0.5))
+          def bm25(toks):
+              tf = {}
+              for w in toks:
+                  if w in qwords:
+                      tf[w] = tf.get(w, 0) + 1
+              return sum(idf[w] * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * len(toks) / avg)) for w, f in tf.items())
+          starts, at = [], 0
+          for p in paragraphs:
+              at = context.find(p, at)
+              starts.append(at)
+              at += len(p)
+          spans = [(context.find(h), context.find(h) + len(h)) for h in hits]
+          candidates = [i for i, p in enumerate(paragraphs)
+                        if any(0 <= a < starts[i] + len(p) and starts[i] < b for a, b in spans)]
+          # The abstract matches every question's words; it rarely holds the evidence itself.
+          score = {i: bm25(ptoks[i]) * (0.5 if starts[i] < %d else 1.0) for i in candidates}
+          ranked = sorted(candidates, key=lambda i: -score[i])
+          top = score[ranked[0]] if ranked else 0
+          chosen = [i for i in ranked if top > 0 and score[i] >= %s * top][:%d]
           evidence = []
-          for value, sentence, snippet in scored:
-              if value <= 0 or value < %s * top or len(evidence) >= %d:
-                  break
-              tokens = sentence.split()
-              span = extract_section(snippet, " ".join(tokens[:5]), " ".join(tokens[-4:]))
+          for i in chosen:
+              sentences = [s for s in re.split(r"(?<=[.!?])\\s+", paragraphs[i]) if len(s) >= 20] or [paragraphs[i]]
+              best = max(sentences, key=lambda s: sum(idf[w] for w in set(tokens(s)) & qwords))
+              words = best.split()
+              span = extract_section(paragraphs[i], " ".join(words[:5]), " ".join(words[-4:]))
               if span and span not in evidence:
                   evidence.append(span)
           print(evidence)
-          ```""".formatted(String.format(Locale.ROOT, "%.2f", settings.keep()), settings.maxSpans());
+          ```""".formatted(settings.abstractChars(), String.format(Locale.ROOT, "%.2f", settings.keep()),
+              settings.maxSpans());
       case 2 -> "These spans answer the question.\nFINAL_VAR(evidence)";
       default -> null;
     };
