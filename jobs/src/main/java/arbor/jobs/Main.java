@@ -28,6 +28,7 @@ public final class Main {
     jobs.put("ingest", new IngestJob());
     jobs.put("sql", new SqlJob());
     jobs.put("bench", new BenchJob());
+    jobs.put("repl", new arbor.jobs.repl.ReplJob());
     return jobs;
   }
 

@@ -17,6 +17,8 @@ public final class BenchJob implements Job {
     Map<String, Benchmark> all = new LinkedHashMap<>();
     all.put("ingest", new IngestBench());
     all.put("model", new ModelBenchmark());
+    all.put("expert", new ExpertBench());
+    all.put("trees", new TreesBench());
     return all;
   }
 

@@ -1,0 +1,68 @@
+package arbor.jobs.bench;
+
+import arbor.jobs.Args;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.bench.ExpertEvidenceBench;
+import arbor.rlm.bench.QasperQuestion;
+import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.sandbox.InProcessSandbox;
+import arbor.rlm.sandbox.SandboxLimits;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The scripted expert's paragraph-level evidence F1 on answerable QASPER questions against Lucene
+ * BM25 top 1, 2 and 3 over the same papers' paragraphs, same questions, same run. The expert is
+ * trusted code, so its trees run in the in-process sandbox.
+ */
+final class ExpertBench implements Benchmark {
+  @Override
+  public String summary() {
+    return "scripted expert vs BM25 top-k, QASPER paragraph evidence F1";
+  }
+
+  @Override
+  public Map<String, Object> run(BenchContext ctx) throws Exception {
+    PrintStream out = ctx.out();
+    Args args = Args.parse("bench expert", ctx.args(), Set.of(), Set.of("qasper", "questions", "seed", "concurrency"));
+    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    int limit = Integer.parseInt(args.value("questions").orElse("200"));
+    long seed = Long.parseLong(args.value("seed").orElse("1"));
+    int concurrency = Integer.parseInt(args.value("concurrency").orElse(
+        String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors()))));
+    Path promptDir = Path.of("conf", "prompts");
+    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
+        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
+    List<QasperQuestion> questions = ExpertEvidenceBench.sample(qasper, limit, seed);
+    out.printf("bench expert: %d answerable QASPER questions (seed %d) from %s%n", questions.size(), seed, qasper);
+    ExpertEvidenceBench.Result r;
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      r = ExpertEvidenceBench.run(qasper, questions, sandbox, prompts, RlmLimits.defaults(),
+          ExpertPolicy.Settings.defaults(), concurrency, out);
+    }
+    out.printf("bench expert: evidence F1  expert %.3f | BM25 top-1 %.3f  top-2 %.3f  top-3 %.3f%n",
+        r.expertF1(), r.bm25F1()[0], r.bm25F1()[1], r.bm25F1()[2]);
+    out.printf("bench expert: %d spans not verbatim, %d trees without an answer, %.1f s per question%n",
+        r.notVerbatim(), r.unfinished(), r.expertSecondsPerQuestion());
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("questions", r.questions());
+    figures.put("expert_f1", round(r.expertF1()));
+    figures.put("bm25_top1_f1", round(r.bm25F1()[0]));
+    figures.put("bm25_top2_f1", round(r.bm25F1()[1]));
+    figures.put("bm25_top3_f1", round(r.bm25F1()[2]));
+    figures.put("bm25_best_f1", round(r.bestBm25F1()));
+    figures.put("not_verbatim", r.notVerbatim());
+    figures.put("unfinished", r.unfinished());
+    return figures;
+  }
+
+  private static double round(double x) {
+    return Math.round(x * 1000) / 1000.0;
+  }
+}

@@ -1,0 +1,122 @@
+package arbor.jobs.repl;
+
+import arbor.ingest.FileParser;
+import arbor.ingest.Paper;
+import arbor.ingest.Parsed;
+import arbor.ingest.SourceFile;
+import arbor.ingest.SourceListing;
+import arbor.jobs.Args;
+import arbor.jobs.Job;
+import arbor.jobs.JobContext;
+import arbor.jobs.UsageError;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmContext;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.TreeJson;
+import arbor.rlm.TreePrinter;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.policy.Policy;
+import arbor.rlm.policy.ReplayPolicy;
+import arbor.rlm.sandbox.InProcessSandbox;
+import arbor.rlm.sandbox.Sandbox;
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.sandbox.WorkerPool;
+import arbor.rlm.sandbox.WorkerPoolConfig;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code arbor repl}: runs one RLM tree over a context and prints it as it unfolds, or, with
+ * {@code --json}, prints the whole tree as one JSON document at the end.
+ */
+public final class ReplJob implements Job {
+  @Override
+  public String summary() {
+    return "run one RLM tree over papers or a context file and print it";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        usage: arbor repl --question TEXT (--papers PATH... | --context FILE) --policy scripted|replay
+                          [--replay FILE] [--json] [--in-process]
+          --papers      files or folders the ingest readers understand (PDF, markdown, QASPER JSON, JSON Lines)
+          --context     a JSON file holding a string (one paper) or an object of paper id -> text
+          --policy      scripted: the expert that follows the strategy; replay: responses from --replay
+          --replay      JSON: node path -> that node's responses, e.g. {"root": ["..."], "root.0": ["..."]}
+          --json        print the tree as one JSON document instead of as it unfolds
+          --in-process  run the Python in this JVM (trusted code only) instead of sandbox worker processes""";
+  }
+
+  @Override
+  public int run(JobContext context) throws Exception {
+    Args args = Args.parse("repl", context.args(), Set.of("json", "in-process"),
+        Set.of("question", "papers", "context", "policy", "replay"));
+    String question = args.value("question").orElseThrow(() -> new UsageError("repl: --question is required"));
+    RlmContext rlmContext = context(args, context);
+    Policy policy = switch (args.value("policy").orElse("scripted")) {
+      case "scripted" -> new ExpertPolicy(ExpertPolicy.Settings.defaults());
+      case "replay" -> ReplayPolicy.fromFile(Path.of(args.value("replay")
+          .orElseThrow(() -> new UsageError("repl: --policy replay needs --replay FILE"))));
+      default -> throw new UsageError("repl: unknown policy '" + args.value("policy").get()
+          + "'; the policies are scripted, replay");
+    };
+    Path promptDir = Path.of("conf", "prompts");
+    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
+        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
+    boolean json = args.flag("json");
+    try (Sandbox sandbox = args.flag("in-process") ? new InProcessSandbox(SandboxLimits.defaults())
+        : new WorkerPool(WorkerPoolConfig.defaults(), SandboxLimits.defaults())) {
+      TreeRunner runner = new TreeRunner(sandbox, policy, prompts, RlmLimits.defaults(),
+          json ? TreeRunner.TreeListener.NONE : new TreePrinter(context.out()));
+      TreeRunner.TreeResult tree = runner.run("repl", question, rlmContext);
+      if (json) {
+        context.out().println(TreeJson.write(tree));
+      } else {
+        context.out().printf("final answer (%s): %s%n", tree.root().status().key(), tree.root().finalAnswerJson());
+      }
+    }
+    return 0;
+  }
+
+  private static RlmContext context(Args args, JobContext job) throws Exception {
+    if (args.value("context").isPresent() == !args.values("papers").isEmpty()) {
+      throw new UsageError("repl: give either --papers PATH... or --context FILE");
+    }
+    if (args.value("context").isPresent()) {
+      Path file = Path.of(args.value("context").get());
+      try {
+        return RlmContext.fromJson(new ObjectMapper().readTree(file.toFile()));
+      } catch (IllegalArgumentException e) {
+        throw new UsageError("repl: " + file + ": " + e.getMessage());
+      }
+    }
+    // The papers are read as ingest reads them (the policy sees their noisy text), without Spark.
+    FileParser parser = new FileParser(job.config().ingest());
+    org.apache.hadoop.conf.Configuration hadoop = new org.apache.hadoop.conf.Configuration();
+    SourceListing.Result listing = SourceListing.list(args.values("papers"), hadoop);
+    Map<String, String> papers = new LinkedHashMap<>();
+    for (SourceFile file : listing.files()) {
+      Parsed parsed = parser.parse(file, path -> {
+        org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
+        try (var in = p.getFileSystem(hadoop).open(p)) {
+          return in.readAllBytes();
+        }
+      });
+      for (Paper paper : parsed.papers()) {
+        papers.put(paper.paperId(), paper.noisyText());
+      }
+    }
+    if (papers.isEmpty()) {
+      throw new UsageError("repl: no papers could be read from " + args.values("papers"));
+    }
+    return papers.size() == 1 ? new RlmContext.Single(papers.values().iterator().next())
+        : new RlmContext.Papers(papers);
+  }
+}

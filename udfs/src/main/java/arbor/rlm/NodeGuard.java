@@ -1,0 +1,23 @@
+package arbor.rlm;
+
+/**
+ * What a node loop asks its tree between steps: whether it must stop (and with which status), and
+ * where it charges the tokens it generated. The tree runner implements the caps behind it.
+ */
+public interface NodeGuard {
+  /** Null while the node may go on; otherwise the status to end with. */
+  NodeStatus stopReason();
+
+  void chargeTokens(int tokens);
+
+  /** No caps beyond the node's own turn limit: a lone node, in tests and the REPL job. */
+  NodeGuard NONE = new NodeGuard() {
+    @Override
+    public NodeStatus stopReason() {
+      return null;
+    }
+
+    @Override
+    public void chargeTokens(int tokens) {}
+  };
+}

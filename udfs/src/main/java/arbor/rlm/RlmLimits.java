@@ -1,0 +1,47 @@
+package arbor.rlm;
+
+import java.time.Duration;
+
+/**
+ * The caps of method.md section 2 that the runtime enforces outside the sandbox, per node and per
+ * tree. Numbers in brackets are the defaults.
+ *
+ * @param maxTurns turns per node [6]
+ * @param onMaxTurns what happens when they run out: end with {@code max_turns}, or ask once more
+ * @param maxOutputChars characters of one observation [20,000]
+ * @param maxDepth deepest node; at the limit {@code rlm_query} degrades to {@code llm_query} [1]
+ * @param maxChildrenPerNode children one node may spawn in all [4]
+ * @param maxNodesPerTree nodes of one tree, the root included [64]
+ * @param maxTokensPerTree generated tokens of one tree [200,000]
+ * @param treeWallTime wall time of one tree [10 min]
+ */
+public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars, int maxDepth,
+    int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime)
+    implements java.io.Serializable {
+
+  public enum OnMaxTurns { STOP, ASK }
+
+  public RlmLimits {
+    if (maxTurns < 1) {
+      throw new IllegalArgumentException("maxTurns must be at least 1, got " + maxTurns);
+    }
+    if (maxDepth < 0 || maxChildrenPerNode < 0 || maxNodesPerTree < 1 || maxTokensPerTree < 1) {
+      throw new IllegalArgumentException("tree caps must be positive: depth " + maxDepth + ", children "
+          + maxChildrenPerNode + ", nodes " + maxNodesPerTree + ", tokens " + maxTokensPerTree);
+    }
+  }
+
+  public static RlmLimits defaults() {
+    return new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofMinutes(10));
+  }
+
+  public RlmLimits withMaxTurns(int turns) {
+    return new RlmLimits(turns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode,
+        maxNodesPerTree, maxTokensPerTree, treeWallTime);
+  }
+
+  public RlmLimits withOnMaxTurns(OnMaxTurns on) {
+    return new RlmLimits(maxTurns, on, maxOutputChars, maxDepth, maxChildrenPerNode,
+        maxNodesPerTree, maxTokensPerTree, treeWallTime);
+  }
+}

@@ -1,0 +1,410 @@
+package arbor.rlm;
+
+import arbor.rlm.policy.NodePath;
+import arbor.rlm.policy.Policy;
+import arbor.rlm.sandbox.HostBridge;
+import arbor.rlm.sandbox.HostBridge.HostCallException;
+import arbor.rlm.sandbox.Sandbox;
+import arbor.rlm.sandbox.SandboxSession;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs rollout trees: a root node whose code may spawn children through {@code rlm_query} and
+ * {@code rlm_query_batched}. Every node runs on its own virtual thread with its own REPL; the caps
+ * of method.md section 2 (depth, children per node, nodes, tokens and wall time per tree) are
+ * enforced here, outside the sandbox; a stopped node stops its running descendants. Thread-safe:
+ * one runner serves many trees at once.
+ */
+public final class TreeRunner {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Sandbox sandbox;
+  private final Policy policy;
+  private final RlmLimits limits;
+  private final NodeLoop loop;
+  private final TreeListener listener;
+
+  public TreeRunner(Sandbox sandbox, Policy policy, Prompts prompts, RlmLimits limits) {
+    this(sandbox, policy, prompts, limits, TreeListener.NONE);
+  }
+
+  /** A runner that tells {@code listener} of every node and turn as the trees unfold. */
+  public TreeRunner(Sandbox sandbox, Policy policy, Prompts prompts, RlmLimits limits, TreeListener listener) {
+    this.sandbox = sandbox;
+    this.policy = policy;
+    this.limits = limits;
+    this.loop = new NodeLoop(policy, prompts, limits);
+    this.listener = listener;
+  }
+
+  /** Hears a tree unfold; called from the nodes' threads, so implementations are thread-safe. */
+  public interface TreeListener {
+    void nodeStarted(String nodeId, int depth, String prompt);
+
+    void turnEnded(String nodeId, Turn turn);
+
+    void nodeEnded(NodeRecord node);
+
+    TreeListener NONE = new TreeListener() {
+      @Override
+      public void nodeStarted(String nodeId, int depth, String prompt) {}
+
+      @Override
+      public void turnEnded(String nodeId, Turn turn) {}
+
+      @Override
+      public void nodeEnded(NodeRecord node) {}
+    };
+  }
+
+  /** A finished tree: its nodes in path order (root first), and its wall time. */
+  public record TreeResult(List<NodeRecord> nodes, long latencyMillis) {
+    public NodeRecord root() {
+      return nodes.getFirst();
+    }
+  }
+
+  /** Runs one tree to its end and returns its records; {@code treeId} prefixes the node ids. */
+  public TreeResult run(String treeId, String question, RlmContext context) {
+    long t0 = System.nanoTime();
+    Tree tree = new Tree(treeId, t0 + limits.treeWallTime().toNanos());
+    tree.nodes.incrementAndGet();
+    Node root = new Node(tree, NodePath.ROOT, null);
+    Prompts.Role role = context instanceof RlmContext.Single ? Prompts.Role.SINGLE : Prompts.Role.ROOT_MULTI;
+    Thread rootThread = Thread.ofVirtual().name("rlm-" + treeId + "-root").unstarted(
+        () -> runNode(root, question, context, role, -1));
+    root.thread = rootThread;
+    rootThread.start();
+    // The tree's wall-time budget: when it runs out, the root and all its descendants stop.
+    Thread budget = Thread.ofVirtual().name("rlm-" + treeId + "-budget").start(() -> {
+      try {
+        rootThread.join(limits.treeWallTime());
+        if (rootThread.isAlive()) {
+          root.stop(NodeStatus.BUDGET);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      rootThread.join();
+    } catch (InterruptedException e) {
+      root.stop(NodeStatus.CANCELLED);
+      joinQuietly(rootThread);
+      Thread.currentThread().interrupt();
+    }
+    budget.interrupt();
+    List<NodeRecord> nodes = new ArrayList<>(tree.records);
+    nodes.sort(Comparator.comparing(r -> pathKey(r.nodeId())));
+    return new TreeResult(nodes, (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  private NodeRecord runNode(Node node, String prompt, RlmContext context, Prompts.Role role, int childIndex) {
+    long t0 = System.nanoTime();
+    listener.nodeStarted(node.id(), node.path.depth(), prompt);
+    NodeLoop.Outcome outcome = null;
+    try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
+      outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role), session, node,
+          turn -> listener.turnEnded(node.id(), turn));
+    } catch (RuntimeException e) {
+      // No REPL could be opened (pool closed, worker would not start): the node cannot run.
+      NodeStatus stopped = node.stopReason();
+      outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
+    } finally {
+      if (outcome == null) {
+        // An Error is on its way up; the tree still gets this node's record.
+        outcome = new NodeLoop.Outcome(NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
+        record(node, prompt, childIndex, outcome, t0);
+      }
+    }
+    return record(node, prompt, childIndex, outcome, t0);
+  }
+
+  private NodeRecord record(Node node, String prompt, int childIndex, NodeLoop.Outcome outcome, long t0) {
+    Tree tree = node.tree;
+    NodeRecord record = new NodeRecord(node.id(), node.parent == null ? null : node.parent.id(),
+        tree.rootId(), node.path.depth(), childIndex, node.spawned.get(), prompt,
+        outcome.finalAnswerJson(), outcome.status(), outcome.turns(), outcome.genTokens(),
+        (System.nanoTime() - t0) / 1_000_000);
+    tree.records.add(record);
+    listener.nodeEnded(record);
+    return record;
+  }
+
+  /** The host side of one node's built-ins that leave the sandbox. */
+  private final class Bridge implements HostBridge {
+    private final Node node;
+    private final RlmContext context;
+
+    Bridge(Node node, RlmContext context) {
+      this.node = node;
+      this.context = context;
+    }
+
+    @Override
+    public String call(String name, String argsJson) throws HostCallException {
+      JsonNode args = parse(argsJson);
+      boolean atDepthLimit = node.path.depth() >= limits.maxDepth();
+      return switch (name) {
+        case "llm_query" -> json(complete(text(args.get(0), "prompt")));
+        case "llm_query_batched" -> json(completeAll(list(args.get(0), "prompts")));
+        case "rlm_query" -> atDepthLimit
+            ? json(complete(text(args.get(0), "prompt")))
+            : spawn(List.of(args.get(0)), args.size() > 1 && !args.get(1).isNull()
+                ? List.of(args.get(1)) : null).get(0).toString();
+        case "rlm_query_batched" -> {
+          List<JsonNode> prompts = list(args.get(0), "prompts");
+          List<JsonNode> contexts = args.size() > 1 && !args.get(1).isNull() ? list(args.get(1), "context_list") : null;
+          if (contexts != null && contexts.size() != prompts.size()) {
+            throw new HostCallException("rlm_query_batched: context_list has " + contexts.size()
+                + " items but prompts has " + prompts.size() + "; give one context per prompt");
+          }
+          if (atDepthLimit) {
+            List<String> texts = new ArrayList<>();
+            for (JsonNode p : prompts) {
+              texts.add(text(p, "prompt"));
+            }
+            yield json(completeAll(texts.stream().map(JSON::valueToTree).map(JsonNode.class::cast).toList()));
+          }
+          ArrayNode out = JSON.createArrayNode();
+          spawn(prompts, contexts).forEach(out::add);
+          yield out.toString();
+        }
+        default -> throw new HostCallException("unknown host call " + name);
+      };
+    }
+
+    private String complete(String prompt) throws HostCallException {
+      try {
+        return policy.complete(node.path, prompt);
+      } catch (Policy.PolicyException e) {
+        throw new HostCallException("llm_query failed: " + e.getMessage());
+      }
+    }
+
+    private List<String> completeAll(List<JsonNode> prompts) throws HostCallException {
+      List<String> texts = new ArrayList<>();
+      for (JsonNode p : prompts) {
+        texts.add(text(p, "prompt"));
+      }
+      String[] answers = new String[texts.size()];
+      List<Thread> threads = new ArrayList<>();
+      for (int i = 0; i < texts.size(); i++) {
+        int slot = i;
+        threads.add(Thread.ofVirtual().start(() -> {
+          try {
+            answers[slot] = policy.complete(node.path, texts.get(slot));
+          } catch (Policy.PolicyException | RuntimeException e) {
+            answers[slot] = "Error: " + e.getMessage();
+          }
+        }));
+      }
+      threads.forEach(TreeRunner::joinQuietly);
+      return List.of(answers);
+    }
+
+    /**
+     * Runs one child per prompt, concurrently; returns each child's final answer in prompt order,
+     * or an error string in its slot when that child could not run or gave no answer.
+     */
+    private List<JsonNode> spawn(List<JsonNode> prompts, List<JsonNode> contexts) {
+      JsonNode[] answers = new JsonNode[prompts.size()];
+      NodeRecord[] records = new NodeRecord[prompts.size()];
+      List<Thread> threads = new ArrayList<>();
+      for (int i = 0; i < prompts.size(); i++) {
+        JsonNode prompt = prompts.get(i);
+        JsonNode ctx = contexts == null ? null : contexts.get(i);
+        String refusal = !prompt.isTextual() ? "the prompt must be a str" : null;
+        RlmContext childContext = null;
+        if (refusal == null) {
+          try {
+            childContext = ctx == null || ctx.isNull() ? context : RlmContext.fromJson(ctx);
+          } catch (IllegalArgumentException e) {
+            refusal = e.getMessage();
+          }
+        }
+        if (refusal == null) {
+          refusal = node.refuseChild();
+        }
+        if (refusal != null) {
+          answers[i] = JSON.getNodeFactory().textNode("Error: " + refusal);
+          continue;
+        }
+        Node child = node.newChild();
+        RlmContext finalContext = childContext;
+        int slot = i;
+        Thread t = Thread.ofVirtual().name("rlm-" + child.id()).unstarted(() -> records[slot] =
+            runNode(child, prompt.asText(), finalContext, Prompts.Role.CHILD, child.path.indexes().getLast()));
+        child.thread = t;
+        threads.add(t);
+        t.start();
+      }
+      threads.forEach(TreeRunner::joinQuietly);
+      for (int i = 0; i < answers.length; i++) {
+        if (answers[i] == null) {
+          NodeRecord rec = records[i];
+          answers[i] = rec != null && rec.status() == NodeStatus.FINAL
+              ? parse(rec.finalAnswerJson())
+              : JSON.getNodeFactory().textNode("Error: the child ended with status "
+                  + (rec == null ? "unknown" : rec.status().key()) + " and no answer");
+        }
+      }
+      return List.of(answers);
+    }
+  }
+
+  /** One tree's shared state: its ids, budgets and finished records. */
+  private static final class Tree {
+    final String id;
+    final long deadlineNanos;
+    final AtomicInteger nodes = new AtomicInteger();
+    final AtomicLong tokens = new AtomicLong();
+    final ConcurrentLinkedQueue<NodeRecord> records = new ConcurrentLinkedQueue<>();
+
+    Tree(String id, long deadlineNanos) {
+      this.id = id;
+      this.deadlineNanos = deadlineNanos;
+    }
+
+    String rootId() {
+      return id + ":root";
+    }
+  }
+
+  /** A node while it runs: its place in the tree, its children, and the stop that ends it. */
+  private final class Node implements NodeGuard {
+    final Tree tree;
+    final NodePath path;
+    final Node parent;
+    final AtomicInteger spawned = new AtomicInteger();
+    final List<Node> children = new ArrayList<>();
+    volatile Thread thread;
+    volatile NodeStatus stop;
+
+    Node(Tree tree, NodePath path, Node parent) {
+      this.tree = tree;
+      this.path = path;
+      this.parent = parent;
+    }
+
+    String id() {
+      return tree.id + ":" + path;
+    }
+
+    /** Null when a child may be created now, else why not. Reserves the tree's node slot. */
+    String refuseChild() {
+      if (stop != null) {
+        return "the parent was stopped";
+      }
+      if (spawned.get() >= limits.maxChildrenPerNode()) {
+        return "this node already has " + limits.maxChildrenPerNode() + " children, the most it may spawn";
+      }
+      if (tree.nodes.incrementAndGet() > limits.maxNodesPerTree()) {
+        tree.nodes.decrementAndGet();
+        return "the tree already has " + limits.maxNodesPerTree() + " nodes, the most it may hold";
+      }
+      return null;
+    }
+
+    synchronized Node newChild() {
+      int index = spawned.getAndIncrement();
+      Node child = new Node(tree, path.child(index), this);
+      children.add(child);
+      if (stop != null) {
+        child.stop = NodeStatus.CANCELLED;
+      }
+      return child;
+    }
+
+    /** Stops this node and, as cancelled, every descendant still running. */
+    void stop(NodeStatus status) {
+      List<Node> kids;
+      synchronized (this) {
+        if (stop == null) {
+          stop = status;
+        }
+        kids = List.copyOf(children);
+      }
+      kids.forEach(k -> k.stop(NodeStatus.CANCELLED));
+      Thread t = thread;
+      if (t != null) {
+        t.interrupt();
+      }
+    }
+
+    @Override
+    public NodeStatus stopReason() {
+      if (stop != null) {
+        return stop;
+      }
+      if (System.nanoTime() > tree.deadlineNanos || tree.tokens.get() >= limits.maxTokensPerTree()) {
+        return NodeStatus.BUDGET;
+      }
+      return null;
+    }
+
+    @Override
+    public void chargeTokens(int tokens) {
+      tree.tokens.addAndGet(tokens);
+    }
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      return JSON.getNodeFactory().textNode(json);
+    }
+  }
+
+  private static String json(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String text(JsonNode node, String what) throws HostCallException {
+    if (node == null || !node.isTextual()) {
+      throw new HostCallException(what + " must be a str");
+    }
+    return node.asText();
+  }
+
+  private static List<JsonNode> list(JsonNode node, String what) throws HostCallException {
+    if (node == null || !node.isArray()) {
+      throw new HostCallException(what + " must be a list");
+    }
+    List<JsonNode> out = new ArrayList<>();
+    node.forEach(out::add);
+    return out;
+  }
+
+  private static void joinQuietly(Thread t) {
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Sorts node ids by their path: root, root.0, root.0.0, root.1, ..., numerically. */
+  private static String pathKey(String nodeId) {
+    String path = nodeId.substring(nodeId.lastIndexOf(':') + 1);
+    StringBuilder key = new StringBuilder();
+    for (String part : path.split("\\.")) {
+      key.append(part.equals("root") ? "" : String.format("%06d", Integer.parseInt(part))).append('.');
+    }
+    return key.toString();
+  }
+}

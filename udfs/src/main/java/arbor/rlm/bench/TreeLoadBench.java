@@ -1,0 +1,150 @@
+package arbor.rlm.bench;
+
+import arbor.rlm.NodeRecord;
+import arbor.rlm.NodeStatus;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmContext;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.Turn;
+import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.sandbox.Sandbox;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Many concurrent trees of the scripted expert: {@code queries} multi-paper questions times
+ * {@code samples} rollouts each, all started at once (up to queries x samples x 5 live nodes).
+ * Counts trees that completed, timeouts, cross-talk (a span that is not in the node's own
+ * context), trees per second and the harness's own time per turn.
+ */
+public final class TreeLoadBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private TreeLoadBench() {}
+
+  /** One multi-paper query: a QASPER question over its paper and a few others. */
+  public record Query(String id, String question, RlmContext.Papers papers) {}
+
+  public record Result(int trees, int completed, int timeouts, int crosstalk, double treesPerSecond,
+      double overheadMillisPerTurn, int nodes, int turns) {}
+
+  public static List<Query> queries(Path qasperDir, int count, int papersPerQuery, long seed) throws IOException {
+    List<QasperQuestion> questions = ExpertEvidenceBench.sample(qasperDir, count, seed);
+    List<String> allPapers;
+    try (var files = Files.list(qasperDir.resolve("papers"))) {
+      allPapers = files.map(p -> p.getFileName().toString().replace(".txt", "")).sorted().toList();
+    }
+    Random random = new Random(seed);
+    List<Query> out = new ArrayList<>();
+    for (QasperQuestion q : questions) {
+      Map<String, String> papers = new LinkedHashMap<>();
+      papers.put(q.paperId(), Files.readString(qasperDir.resolve("papers").resolve(q.paperId() + ".txt")));
+      while (papers.size() < papersPerQuery) {
+        String id = allPapers.get(random.nextInt(allPapers.size()));
+        papers.putIfAbsent(id, Files.readString(qasperDir.resolve("papers").resolve(id + ".txt")));
+      }
+      out.add(new Query(q.questionId(), q.question(), new RlmContext.Papers(papers)));
+    }
+    return out;
+  }
+
+  public static Result run(List<Query> queries, int samples, Sandbox sandbox, Prompts prompts, RlmLimits limits,
+      PrintStream log) {
+    List<Thread> threads = new ArrayList<>();
+    List<TreeRunner.TreeResult> results = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Query> ofResult = java.util.Collections.synchronizedList(new ArrayList<>());
+    long t0 = System.nanoTime();
+    for (int s = 0; s < samples; s++) {
+      ExpertPolicy.Settings d = ExpertPolicy.Settings.defaults();
+      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(new ExpertPolicy.Settings(d.window(), d.keep(),
+          d.maxSpans(), d.maxPapers(), d.abstractChars(), s)), prompts, limits);
+      for (Query q : queries) {
+        String treeId = q.id() + "-s" + s;
+        threads.add(Thread.ofVirtual().start(() -> {
+          TreeRunner.TreeResult r = runner.run(treeId, q.question(), q.papers());
+          synchronized (results) {
+            results.add(r);
+            ofResult.add(q);
+            if (log != null && results.size() % 16 == 0) {
+              log.printf("  %d/%d trees%n", results.size(), queries.size() * samples);
+            }
+          }
+        }));
+      }
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    int completed = 0;
+    int timeouts = 0;
+    int crosstalk = 0;
+    int nodes = 0;
+    int turns = 0;
+    long overhead = 0;
+    for (int i = 0; i < results.size(); i++) {
+      TreeRunner.TreeResult tree = results.get(i);
+      Query q = ofResult.get(i);
+      if (tree.root().status() == NodeStatus.FINAL) {
+        completed++;
+      }
+      for (NodeRecord n : tree.nodes()) {
+        nodes++;
+        turns += n.turns().size();
+        long inside = 0;
+        for (Turn t : n.turns()) {
+          inside += t.genMillis() + t.execMillis();
+          if (t.observation().contains("wall-time limit")) {
+            timeouts++;
+          }
+        }
+        overhead += Math.max(0, n.latencyMillis() - inside);
+        if (n.status() == NodeStatus.BUDGET) {
+          timeouts++;
+        }
+        for (String span : spans(n.finalAnswerJson())) {
+          if (q.papers().byId().values().stream().noneMatch(text -> text.contains(span))) {
+            crosstalk++;
+          }
+        }
+      }
+    }
+    return new Result(results.size(), completed, timeouts, crosstalk, results.size() / seconds,
+        turns == 0 ? 0 : (double) overhead / turns, nodes, turns);
+  }
+
+  private static List<String> spans(String json) {
+    List<String> out = new ArrayList<>();
+    if (json == null) {
+      return out;
+    }
+    try {
+      JsonNode node = JSON.readTree(json);
+      if (node.isArray()) {
+        node.forEach(n -> {
+          if (n.isTextual()) {
+            out.add(n.asText());
+          }
+        });
+      }
+    } catch (IOException e) {
+      // not JSON: no spans
+    }
+    return out;
+  }
+}

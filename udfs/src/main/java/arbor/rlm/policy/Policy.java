@@ -1,0 +1,27 @@
+package arbor.rlm.policy;
+
+/**
+ * What writes an RLM node's turns: a trainable model, an endpoint, the scripted expert, or a
+ * replay file. Implementations are thread-safe: the nodes of many trees call one policy at once.
+ */
+public interface Policy {
+  /** The next response of a node, given its whole conversation. */
+  Generation generate(PolicyCall call) throws PolicyException;
+
+  /**
+   * A plain completion for {@code llm_query} from the code of node {@code node}: never a
+   * training sample.
+   */
+  String complete(NodePath node, String prompt) throws PolicyException;
+
+  /** The policy could not answer; the node ends with status {@code policy_error}. */
+  final class PolicyException extends Exception {
+    public PolicyException(String message) {
+      super(message);
+    }
+
+    public PolicyException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

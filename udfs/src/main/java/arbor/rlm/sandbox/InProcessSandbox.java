@@ -1,0 +1,90 @@
+package arbor.rlm.sandbox;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs REPLs in this JVM, on the shared {@link PythonEngine}. For trusted code only (tests, the
+ * scripted expert): the access restrictions are the same as in a worker, but a long-running
+ * built-in or a memory bomb here would stall or starve this JVM, since nothing can be killed.
+ * A cell that ignores its interrupt is abandoned on its daemon thread and its session is lost.
+ */
+public final class InProcessSandbox implements Sandbox {
+  private final SandboxLimits limits;
+  // Platform threads: Truffle contexts are entered from ordinary threads.
+  private final ExecutorService cells = Executors.newCachedThreadPool(
+      Thread.ofPlatform().daemon().name("arbor-cell-", 0).factory());
+
+  public InProcessSandbox(SandboxLimits limits) {
+    this.limits = limits;
+  }
+
+  @Override
+  public SandboxSession open(String contextJson, HostBridge bridge) {
+    CellClock clock = new CellClock();
+    PythonSession python = PythonSession.open(
+        PythonEngine.shared(), contextJson, clock.pausing(bridge), limits.maxOutputChars());
+    return new Session(python, clock);
+  }
+
+  @Override
+  public void close() {
+    cells.shutdownNow();
+  }
+
+  private final class Session implements SandboxSession {
+    private final PythonSession python;
+    private final CellClock clock;
+    private boolean lost;
+
+    Session(PythonSession python, CellClock clock) {
+      this.python = python;
+      this.clock = clock;
+    }
+
+    @Override
+    public CellResult execute(String code) {
+      if (lost) {
+        return CellResult.lost("this REPL was lost earlier; start a new node\n", 0);
+      }
+      clock.start();
+      Future<CellResult> cell = cells.submit(() -> python.run(code));
+      CellResult result = CellWatch.await(cell, clock, limits, new CellWatch.Stopper() {
+        @Override
+        public void interrupt() {
+          Thread.ofVirtual().start(() -> {
+            try {
+              python.interrupt(limits.interruptGrace().multipliedBy(2));
+            } catch (TimeoutException e) {
+              // CellWatch gives the session up when the grace period passes
+            }
+          });
+        }
+
+        @Override
+        public void kill(String why) {
+          lost = true;
+        }
+
+        @Override
+        public void abandon() {
+          lost = true;
+        }
+      });
+      lost |= result.status() == CellStatus.SANDBOX_LOST;
+      return result;
+    }
+
+    @Override
+    public void close() {
+      // A cell that ignored its interrupt still holds the context; closing would block on it.
+      if (!lost) {
+        python.close();
+      } else {
+        Thread.ofVirtual().start(python::close);
+      }
+    }
+  }
+}

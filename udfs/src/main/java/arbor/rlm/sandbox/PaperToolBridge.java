@@ -1,0 +1,102 @@
+package arbor.rlm.sandbox;
+
+import arbor.rlm.tools.PaperTools;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+
+/**
+ * Exposes {@link PaperTools} to Python as one callable {@code tool_call(name, *args)} returning
+ * JSON {@code {"printed": ..., "value": ...}} or {@code {"error": ...}}. The tools run in the JVM
+ * that holds the context (no host round trip) and read the Python strings directly.
+ */
+final class PaperToolBridge implements ProxyExecutable {
+  @Override
+  public Object execute(Value... args) {
+    ObjectNode reply = Json.MAPPER.createObjectNode();
+    String name = args.length > 0 && args[0].isString() ? args[0].asString() : "?";
+    try {
+      PaperTools.Output<?> out = switch (name) {
+        case "list_papers" -> PaperTools.listPapers(papers(arg(args, 1), name));
+        case "search" -> PaperTools.search(papers(arg(args, 1), name), string(arg(args, 2), "keyword"),
+            integer(arg(args, 3), "window"), bool(arg(args, 4), "bidirectional"));
+        case "extract_section" -> PaperTools.extractSection(string(arg(args, 1), "snippet"),
+            string(arg(args, 2), "start_phrase"), string(arg(args, 3), "end_phrase"));
+        case "get_paper_abstract" -> PaperTools.paperAbstract(papers(arg(args, 1), name),
+            string(arg(args, 2), "paper_id"));
+        default -> throw new IllegalArgumentException("unknown tool " + name);
+      };
+      reply.put("printed", out.printed());
+      reply.set("value", Json.MAPPER.valueToTree(out.value()));
+    } catch (IllegalArgumentException e) {
+      reply.put("error", name + ": " + e.getMessage());
+    }
+    return Json.write(reply);
+  }
+
+  private static Value arg(Value[] args, int i) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException("missing argument " + i);
+    }
+    return args[i];
+  }
+
+  private static Map<String, String> papers(Value ctx, String tool) {
+    if (ctx.isString()) {
+      return PaperTools.singlePaper(ctx.asString());
+    }
+    if (ctx.hasHashEntries()) {
+      Map<String, String> map = new LinkedHashMap<>();
+      Iterator<Value> keys = iterate(ctx.getHashKeysIterator());
+      while (keys.hasNext()) {
+        Value key = keys.next();
+        Value text = ctx.getHashValue(key);
+        if (!key.isString() || !text.isString()) {
+          throw new IllegalArgumentException("the context dict must map paper ids (str) to texts (str)");
+        }
+        map.put(key.asString(), text.asString());
+      }
+      return map;
+    }
+    throw new IllegalArgumentException(
+        "expected the context (a dict of paper id -> text) or one paper's text (a str)");
+  }
+
+  private static Iterator<Value> iterate(Value iterator) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return iterator.hasIteratorNextElement();
+      }
+
+      @Override
+      public Value next() {
+        return iterator.getIteratorNextElement();
+      }
+    };
+  }
+
+  private static String string(Value v, String what) {
+    if (!v.isString()) {
+      throw new IllegalArgumentException(what + " must be a str");
+    }
+    return v.asString();
+  }
+
+  private static int integer(Value v, String what) {
+    if (!v.fitsInInt()) {
+      throw new IllegalArgumentException(what + " must be an int");
+    }
+    return v.asInt();
+  }
+
+  private static boolean bool(Value v, String what) {
+    if (!v.isBoolean()) {
+      throw new IllegalArgumentException(what + " must be True or False");
+    }
+    return v.asBoolean();
+  }
+}

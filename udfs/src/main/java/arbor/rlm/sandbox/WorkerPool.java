@@ -1,0 +1,163 @@
+package arbor.rlm.sandbox;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs REPLs isolated from this JVM, in a pool of sandbox worker processes that each host many
+ * REPLs on one engine. A runaway cell (an uninterruptible built-in, memory exhaustion) costs a
+ * worker, never this JVM: the worker is killed and a fresh one takes its place on the next open.
+ * The pool owns its processes; {@link #close()} kills them.
+ */
+public final class WorkerPool implements Sandbox {
+  private final WorkerPoolConfig config;
+  private final SandboxLimits limits;
+  private final List<WorkerProcess> workers = new ArrayList<>();
+  private final Semaphore slots;
+  private final AtomicLong sessionIds = new AtomicLong();
+  private int started;
+  private boolean closed;
+
+  public WorkerPool(WorkerPoolConfig config, SandboxLimits limits) {
+    this.config = config;
+    this.limits = limits;
+    this.slots = new Semaphore(config.workers() * config.sessionsPerWorker(), true);
+  }
+
+  public SandboxLimits limits() {
+    return limits;
+  }
+
+  /** Starts all workers now, so that the first nodes do not pay for it. */
+  public void warmUp() {
+    List<Thread> starting = new ArrayList<>();
+    for (int i = 0; i < config.workers(); i++) {
+      starting.add(Thread.ofVirtual().start(() -> {
+        try {
+          WorkerProcess w = startWorker();
+          synchronized (this) {
+            if (workers.size() < config.workers() && !closed) {
+              workers.add(w);
+              return;
+            }
+          }
+          w.close();
+        } catch (IOException e) {
+          // open() starts one again and reports the failure
+        }
+      }));
+    }
+    for (Thread t : starting) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** Live worker processes, for tests and metrics. */
+  public synchronized List<Long> workerPids() {
+    return workers.stream().filter(WorkerProcess::alive).map(w -> w.pid()).toList();
+  }
+
+  @Override
+  public SandboxSession open(String contextJson, HostBridge bridge) {
+    // Bounded wait: a parent holds its slot while its children wait for theirs, so a pool
+    // too small for the tree would otherwise deadlock; the child fails instead, with a reason.
+    try {
+      if (!slots.tryAcquire(config.startTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        throw new SandboxUnavailableException("no free REPL slot within " + config.startTimeout()
+            + " (" + config.workers() + " workers x " + config.sessionsPerWorker()
+            + " sessions); raise the pool's size for this many concurrent nodes", null);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SandboxUnavailableException("interrupted while waiting for a free REPL slot", e);
+    }
+    try {
+      long sid = sessionIds.incrementAndGet();
+      for (int attempt = 1; ; attempt++) {
+        WorkerProcess worker = pick();
+        IsolatedSession session = new IsolatedSession(this, worker, sid, bridge, limits);
+        String error = worker.open(sid, contextJson, limits.maxOutputChars(), session,
+            config.startTimeout().toMillis());
+        if (error == null) {
+          return session;
+        }
+        if (worker.alive() || attempt == 2) {
+          throw new SandboxUnavailableException(error, null);
+        }
+      }
+    } catch (RuntimeException e) {
+      slots.release();
+      throw e;
+    }
+  }
+
+  void release(WorkerProcess worker, long sid) {
+    worker.forget(sid);
+    slots.release();
+  }
+
+  /** Kills a worker whose cell ran away; its other REPLs are lost too. */
+  void kill(WorkerProcess worker, String why) {
+    synchronized (this) {
+      workers.remove(worker);
+    }
+    worker.kill(why);
+    // Wait for the exit, so that the memory and CPU it held are free when the caller goes on.
+    worker.awaitExit();
+  }
+
+  private synchronized WorkerProcess pick() {
+    if (closed) {
+      throw new SandboxUnavailableException("the sandbox pool is closed", null);
+    }
+    workers.removeIf(w -> !w.alive());
+    WorkerProcess least = workers.stream().min(Comparator.comparingInt(WorkerProcess::sessions)).orElse(null);
+    if (least == null || (least.sessions() > 0 && workers.size() < config.workers())) {
+      try {
+        WorkerProcess fresh = startWorker();
+        workers.add(fresh);
+        return fresh;
+      } catch (IOException e) {
+        if (least == null) {
+          throw new SandboxUnavailableException(e.getMessage(), e);
+        }
+      }
+    }
+    return least;
+  }
+
+  private WorkerProcess startWorker() throws IOException {
+    int index;
+    synchronized (this) {
+      index = started++;
+    }
+    return WorkerProcess.start(index, config);
+  }
+
+  @Override
+  public void close() {
+    List<WorkerProcess> toClose;
+    synchronized (this) {
+      closed = true;
+      toClose = new ArrayList<>(workers);
+      workers.clear();
+    }
+    toClose.forEach(WorkerProcess::close);
+  }
+
+  /** No REPL could be opened: the pool is closed or no worker would start. */
+  public static final class SandboxUnavailableException extends RuntimeException {
+    SandboxUnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package arbor.rlm.tools;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A literal phrase compiled to a case-insensitive pattern that tolerates the noise of PDF text:
+ * a run of whitespace in the phrase matches any run of whitespace in the text, and a word broken
+ * by a hyphen at a line end ({@code pa-\nrameters}) matches the unbroken word.
+ *
+ * <p>The pattern only ever matches characters of the text itself, so every match is a verbatim
+ * span of the text, whatever noise it spans.
+ */
+public final class TolerantPattern {
+  // Between two letters of one word the text may hold "-", optional blanks, a line break, and the
+  // indentation of the next line.
+  private static final String LINE_BREAK_HYPHEN = "(?:-[ \\t]*\\r?\\n[ \\t]*)?";
+
+  private final String phrase;
+  private final Pattern pattern;
+
+  private TolerantPattern(String phrase, Pattern pattern) {
+    this.phrase = phrase;
+    this.pattern = pattern;
+  }
+
+  /** Compiles {@code phrase}; blank phrases are rejected because they would match everywhere. */
+  public static TolerantPattern of(String phrase) {
+    String trimmed = phrase.strip();
+    if (trimmed.isEmpty()) {
+      throw new IllegalArgumentException("the phrase to match is empty; give a keyword or phrase");
+    }
+    StringBuilder regex = new StringBuilder();
+    int i = 0;
+    while (i < trimmed.length()) {
+      char ch = trimmed.charAt(i);
+      if (Character.isWhitespace(ch)) {
+        while (i < trimmed.length() && Character.isWhitespace(trimmed.charAt(i))) {
+          i++;
+        }
+        regex.append("\\s+");
+        continue;
+      }
+      regex.append(Pattern.quote(String.valueOf(ch)));
+      boolean nextIsLetter = i + 1 < trimmed.length() && Character.isLetter(trimmed.charAt(i + 1));
+      if (Character.isLetter(ch) && nextIsLetter) {
+        regex.append(LINE_BREAK_HYPHEN);
+      }
+      i++;
+    }
+    int flags = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
+    return new TolerantPattern(trimmed, Pattern.compile(regex.toString(), flags));
+  }
+
+  public String phrase() {
+    return phrase;
+  }
+
+  public Matcher matcher(CharSequence text) {
+    return pattern.matcher(text);
+  }
+}

@@ -1,0 +1,95 @@
+package arbor.rlm.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import arbor.rlm.NodeRecord;
+import arbor.rlm.NodeStatus;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmContext;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.sandbox.InProcessSandbox;
+import arbor.rlm.sandbox.SandboxLimits;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ExpertPolicyTest {
+  static final String TRANSLATION = """
+      Neural Machine Translation with Subword Units
+      Abstract
+      We translate rare words with subword units.
+
+      1 Introduction
+      Rare words are a problem for translation systems. Vocabulary size is limited.
+
+      2 Data
+      We train on the WMT 2015 English-German corpus with 4.2 million sentence pairs. The test
+      set is newstest2015.
+
+      3 Results
+      Our system improves the BLEU score by 1.1 points over the baseline.
+      """;
+  static final String PARSING = """
+      Fast Dependency Parsing
+      Abstract
+      A greedy parser with a neural classifier.
+
+      1 Method
+      The parser uses an arc-standard transition system and a feed-forward classifier.
+
+      2 Experiments
+      We train the parser on the Penn Treebank, converted to Stanford dependencies, and report
+      labelled attachment scores on section 23.
+      """;
+  static final String BIOLOGY = """
+      Protein Folding Kinetics
+      Abstract
+      We measure folding rates of small proteins.
+
+      1 Setup
+      Rates were measured by stopped-flow fluorescence at 25 degrees.
+      """;
+
+  @Test
+  void theExpertDelegatesTheRelevantPapersAndReturnsVerbatimSpans() throws Exception {
+    Map<String, String> papers = new LinkedHashMap<>();
+    papers.put("nmt", TRANSLATION);
+    papers.put("parse", PARSING);
+    papers.put("bio", BIOLOGY);
+    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"),
+        Prompts.Strategy.FULL);
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
+          RlmLimits.defaults());
+      TreeRunner.TreeResult tree = runner.run("x", "Which training corpus do the systems train on?",
+          new RlmContext.Papers(papers));
+      NodeRecord root = tree.root();
+      assertEquals(NodeStatus.FINAL, root.status(), root.turns().toString());
+      List<String> spans = List.of(new ObjectMapper().readValue(root.finalAnswerJson(), String[].class));
+      assertTrue(spans.stream().anyMatch(s -> s.contains("WMT 2015 English-German corpus")), spans.toString());
+      assertTrue(spans.stream().anyMatch(s -> s.contains("Penn Treebank")), spans.toString());
+      for (String s : spans) {
+        assertTrue(TRANSLATION.contains(s) || PARSING.contains(s), "not verbatim: " + s);
+      }
+      assertTrue(tree.nodes().stream().noneMatch(n -> n.prompt().contains("Protein Folding")),
+          "the irrelevant paper was not delegated");
+      assertTrue(tree.nodes().stream().allMatch(n -> n.status() == NodeStatus.FINAL));
+      assertTrue(tree.nodes().stream().flatMap(n -> n.turns().stream()).noneMatch(t -> t.replError()),
+          "the expert's code runs without errors");
+    }
+  }
+
+  @Test
+  void keywordsArePhrasesThenWordsThenVariants() {
+    List<String> kws = QuestionKeywords.of("Which datasets are used for training the dependency parser?", 1);
+    // Phrases are adjacent content words only: a literal search for "training parser" would miss.
+    assertEquals("dependency parser", kws.getFirst());
+    assertTrue(kws.containsAll(List.of("datasets", "training", "parser", "dataset", "parsers", "dependency")), kws.toString());
+    assertTrue(kws.stream().noneMatch(k -> k.equals("which") || k.equals("used")));
+  }
+}

@@ -1,0 +1,253 @@
+package arbor.rlm.sandbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The REPL contract of method.md section 2, on the trusted in-process sandbox. */
+class ReplContractTest {
+  static final String PAPERS = "{\"p1\": \"Sparse Attention\\nAbstract\\nWe cut pa-\\nrameters. More.\\n\\nBody.\","
+      + " \"p2\": \"Dense Retrieval\\nAbstract\\nDual encoders.\\n\\nThe encoder has parameters.\"}";
+  static InProcessSandbox sandbox;
+
+  @BeforeAll
+  static void start() {
+    sandbox = new InProcessSandbox(new SandboxLimits(Duration.ofSeconds(2), Duration.ofSeconds(2), 2_000));
+  }
+
+  @AfterAll
+  static void stop() {
+    sandbox.close();
+  }
+
+  static SandboxSession open() {
+    return sandbox.open(PAPERS, HostBridge.NONE);
+  }
+
+  @Test
+  void variablesPersistAcrossCells() {
+    try (SandboxSession s = open()) {
+      s.execute("x = 41");
+      CellResult r = s.execute("x += 1\nprint(x)");
+      assertEquals(CellStatus.COMPLETED, r.status());
+      assertEquals("42\n", r.stdout());
+      assertEquals(List.of("x"), r.variables());
+    }
+  }
+
+  @Test
+  void assignmentsBeforeAnExceptionPersist() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("a = 1\nb = [a, 2]\nraise ValueError('boom')\nc = 3");
+      assertEquals(CellStatus.RAISED, r.status());
+      assertTrue(r.stderr().contains("ValueError: boom"), r.stderr());
+      assertTrue(r.stderr().contains("Traceback"), r.stderr());
+      assertFalse(r.stderr().contains("arbor_prelude"), "the REPL's own frame is hidden: " + r.stderr());
+      assertEquals("[1, 2] False\n", s.execute("print(b, 'c' in dir())").stdout());
+    }
+  }
+
+  @Test
+  void stdoutAndStderrAreCapturedPerExecution() {
+    try (SandboxSession s = open()) {
+      CellResult first = s.execute("print('one')\nraise KeyError('k')");
+      CellResult second = s.execute("print('two')");
+      assertEquals("one\n", first.stdout());
+      assertEquals("two\n", second.stdout());
+      assertEquals("", second.stderr());
+    }
+  }
+
+  @Test
+  void concurrentSessionsNeverSeeEachOthersOutput() throws Exception {
+    List<Callable<String>> jobs = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      int id = i;
+      jobs.add(() -> {
+        try (SandboxSession s = open()) {
+          StringBuilder all = new StringBuilder();
+          for (int cell = 0; cell < 5; cell++) {
+            all.append(s.execute("for i in range(200): print('node%d')" .formatted(id)).stdout());
+          }
+          return all.toString();
+        }
+      });
+    }
+    try (var pool = Executors.newFixedThreadPool(6)) {
+      List<Future<String>> outs = pool.invokeAll(jobs);
+      for (int i = 0; i < outs.size(); i++) {
+        String out = outs.get(i).get();
+        assertEquals(1000, out.lines().count());
+        int id = i;
+        assertTrue(out.lines().allMatch(l -> l.equals("node" + id)), "cross-talk in node " + i);
+      }
+    }
+  }
+
+  @Test
+  void contextIsBoundAndRestoredFromContextZero() {
+    try (SandboxSession s = open()) {
+      assertEquals("['p1', 'p2'] True\n", s.execute("print(sorted(context), context is context_0)").stdout());
+      s.execute("context = 'gone'\ncontext_0 = None");
+      assertEquals("dict 2\n", s.execute("print(type(context).__name__, len(context))").stdout());
+      s.execute("del context['p1']\ncontext['p3'] = 'x'");
+      assertEquals("['p1', 'p2']\n", s.execute("print(sorted(context))").stdout());
+    }
+  }
+
+  @Test
+  void aStringContextStaysAString() {
+    try (SandboxSession s = sandbox.open("\"one paper\\nAbstract\\nText.\"", HostBridge.NONE)) {
+      assertEquals("str\n", s.execute("print(type(context).__name__)").stdout());
+    }
+  }
+
+  @Test
+  void reservedNamesAreRestoredAfterEveryExecution() {
+    try (SandboxSession s = open()) {
+      s.execute("FINAL = 1\nsearch = None\ndef llm_query(p): return 'fake'");
+      CellResult r = s.execute("print(callable(FINAL), callable(search))\nFINAL(['x'])");
+      assertEquals("True True\n", r.stdout());
+      assertEquals("[\"x\"]", r.finalJson());
+    }
+  }
+
+  @Test
+  void overwrittenBuiltinsAreRestored() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("__builtins__['print'] = None\n__builtins__['len'] = lambda x: 0");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals("3\n", s.execute("print(len('abc'))").stdout());
+    }
+  }
+
+  @Test
+  void finalSubmitsJsonAndFinalVarReadsAVariable() {
+    try (SandboxSession s = open()) {
+      assertEquals("[\"a\", \"b\"]", s.execute("FINAL(['a', 'b'])").finalJson());
+      CellResult none = s.execute("y = 1");
+      assertNull(none.finalJson(), "a submission belongs to its cell only");
+      assertEquals("[\"e1\"]", s.execute("evidence = ['e1']\nFINAL_VAR('evidence')").finalJson());
+      assertEquals("[1, 2]", s.execute("FINAL_VAR([1, 2])").finalJson());
+      CellResult missing = s.execute("FINAL_VAR('nope')");
+      assertNull(missing.finalJson());
+      assertTrue(missing.stderr().contains("no variable named 'nope'"), missing.stderr());
+    }
+  }
+
+  @Test
+  void showVarsListsUserVariablesWithTypes() {
+    try (SandboxSession s = open()) {
+      s.execute("import re\nhits = ['a']\nn = 3\n_private = 1");
+      assertEquals("hits: list\nn: int\n", s.execute("print(SHOW_VARS())").stdout());
+    }
+  }
+
+  @Test
+  void allowListedModulesImportAndOthersDoNot() {
+    try (SandboxSession s = open()) {
+      CellResult ok = s.execute("import re, json, math, collections, itertools, functools, string, "
+          + "textwrap, difflib, statistics, heapq, bisect\nprint(json.dumps(re.findall('a', 'aa')))");
+      assertEquals("[\"a\", \"a\"]\n", ok.stdout(), ok.stderr());
+      CellResult blocked = s.execute("import os");
+      assertEquals(CellStatus.RAISED, blocked.status());
+      assertTrue(blocked.stderr().contains("import of 'os' is not allowed"), blocked.stderr());
+    }
+  }
+
+  @Test
+  void paperToolsAreCallableFromPython() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("ids = list_papers(context)\nhits = search(context, 'parameters', 40)\n"
+          + "span = extract_section(hits[0], 'we cut', 'rameters.')\n"
+          + "print(ids, len(hits), repr(span))\nprint(get_paper_abstract(context, 'p2'))");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertTrue(r.stdout().contains("['p1', 'p2'] 2 'We cut pa-\\nrameters.'"), r.stdout());
+      assertTrue(r.stdout().contains("Paper ID: p2\nTitle: Dense Retrieval\nAbstract: Dual encoders."), r.stdout());
+      assertTrue(r.stdout().contains("=== p1: Sparse Attention"), r.stdout());
+    }
+  }
+
+  @Test
+  void aToolGivenTheWrongTypeRaisesAClearError() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("search(42, 'x')");
+      assertEquals(CellStatus.RAISED, r.status());
+      assertTrue(r.stderr().contains("expected the context"), r.stderr());
+    }
+  }
+
+  @Test
+  void hostCallbacksCrossWithJsonValues() {
+    HostBridge echo = (name, args) -> name.equals("rlm_query") ? "[\"child\", " + args + "]" : "\"plain\"";
+    try (SandboxSession s = sandbox.open(PAPERS, echo)) {
+      CellResult r = s.execute("print(rlm_query('q', 'ctx'))\nprint(llm_query('hi'))");
+      assertEquals("['child', ['q', 'ctx']]\nplain\n", r.stdout(), r.stderr());
+    }
+  }
+
+  @Test
+  void aFailingHostCallIsAPythonException() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("try:\n  llm_query('x')\nexcept RuntimeError as e:\n  print('caught', e)");
+      assertEquals("caught llm_query is not available in this sandbox\n", r.stdout());
+    }
+  }
+
+  @Test
+  void timeWaitingForTheHostDoesNotCountAgainstTheCell() {
+    HostBridge slow = (name, args) -> {
+      try {
+        Thread.sleep(3_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return "\"done\"";
+    };
+    try (SandboxSession s = sandbox.open(PAPERS, slow)) {
+      CellResult r = s.execute("print(rlm_query('slow child'))");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals("done\n", r.stdout());
+      assertTrue(r.activeMillis() < 2_000, "active " + r.activeMillis());
+    }
+  }
+
+  @Test
+  void aLoopPastTheWallTimeIsInterruptedAndTheReplStaysUsable() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("before = 1\nwhile True:\n  pass");
+      assertEquals(CellStatus.TIMED_OUT, r.status());
+      assertTrue(r.stderr().contains("wall-time limit of 2.0 s"), r.stderr());
+      assertEquals("1\n", s.execute("print(before)").stdout());
+    }
+  }
+
+  @Test
+  void outputBeyondTheCapIsDroppedAndCounted() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("print('x' * 20000)");
+      assertEquals(8_000, r.stdout().length());
+      assertEquals(20_001 - 8_000, r.droppedChars());
+    }
+  }
+
+  @Test
+  void syntaxErrorsAreReportedOnStderr() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("def f(:\n  pass");
+      assertEquals(CellStatus.RAISED, r.status());
+      assertTrue(r.stderr().contains("SyntaxError"), r.stderr());
+    }
+  }
+}
