@@ -34,7 +34,7 @@ class MainTest {
   @Test
   void unknownJobIsAnErrorThatListsTheJobs() {
     assertEquals(2, run("train-everything"));
-    assertTrue(err().contains("unknown job 'train-everything'; the jobs are [demo, setup, ingest, sql, bench]"), err());
+    assertTrue(err().contains("unknown job 'train-everything'; the jobs are [demo, setup, ingest, sql, bench, repl]"), err());
   }
 
   @Test

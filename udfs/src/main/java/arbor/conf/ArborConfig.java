@@ -9,16 +9,18 @@ import java.io.Serializable;
  *
  * @param warehouse root of every Delta table: a local folder or any Hadoop URI
  * @param dataDir where {@code setup} caches downloads and local runs keep temp files
+ * @param policy the settings of the policies that need any (djl, openai, anthropic)
  */
 public record ArborConfig(
     String warehouse,
     String dataDir,
     SparkSettings spark,
     IngestSettings ingest,
-    SetupSettings setup) implements Serializable {
+    SetupSettings setup,
+    PolicySettings policy) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests use scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy);
   }
 }

@@ -15,6 +15,8 @@ import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeJson;
 import arbor.rlm.TreePrinter;
 import arbor.rlm.TreeRunner;
+import arbor.conf.DjlPolicySettings;
+import arbor.rlm.policy.DjlPolicy;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.ReplayPolicy;
@@ -44,12 +46,14 @@ public final class ReplJob implements Job {
   @Override
   public String usage() {
     return """
-        usage: arbor repl --question TEXT (--papers PATH... | --context FILE) --policy scripted|replay
-                          [--replay FILE] [--json] [--in-process]
+        usage: arbor repl --question TEXT (--papers PATH... | --context FILE) --policy scripted|replay|djl
+                          [--replay FILE] [--model DIR] [--json] [--in-process]
           --papers      files or folders the ingest readers understand (PDF, markdown, QASPER JSON, JSON Lines)
           --context     a JSON file holding a string (one paper) or an object of paper id -> text
-          --policy      scripted: the expert that follows the strategy; replay: responses from --replay
+          --policy      scripted: the expert that follows the strategy; replay: responses from --replay;
+                        djl: the trainable model (policy.djl.* settings)
           --replay      JSON: node path -> that node's responses, e.g. {"root": ["..."], "root.0": ["..."]}
+          --model       djl: a Hugging Face model folder (default: policy.djl.model_dir)
           --json        print the tree as one JSON document instead of as it unfolds
           --in-process  run the Python in this JVM (trusted code only) instead of sandbox worker processes""";
   }
@@ -57,16 +61,37 @@ public final class ReplJob implements Job {
   @Override
   public int run(JobContext context) throws Exception {
     Args args = Args.parse("repl", context.args(), Set.of("json", "in-process"),
-        Set.of("question", "papers", "context", "policy", "replay"));
+        Set.of("question", "papers", "context", "policy", "replay", "model"));
     String question = args.value("question").orElseThrow(() -> new UsageError("repl: --question is required"));
     RlmContext rlmContext = context(args, context);
     Policy policy = switch (args.value("policy").orElse("scripted")) {
       case "scripted" -> new ExpertPolicy(ExpertPolicy.Settings.defaults());
       case "replay" -> ReplayPolicy.fromFile(Path.of(args.value("replay")
           .orElseThrow(() -> new UsageError("repl: --policy replay needs --replay FILE"))));
+      case "djl" -> djl(args, context.config().policy().djl());
       default -> throw new UsageError("repl: unknown policy '" + args.value("policy").get()
-          + "'; the policies are scripted, replay");
+          + "'; the policies are scripted, replay, djl");
     };
+    try {
+      return runTree(question, rlmContext, policy, args, context);
+    } finally {
+      if (policy instanceof AutoCloseable owned) {
+        owned.close();
+      }
+    }
+  }
+
+  private static DjlPolicy djl(Args args, DjlPolicySettings settings) throws Exception {
+    String dir = args.value("model").orElse(settings.modelDir());
+    if (dir.isBlank()) {
+      throw new UsageError("repl: --policy djl needs --model DIR (a Hugging Face model folder)"
+          + " or policy.djl.model_dir");
+    }
+    return DjlPolicy.open(Path.of(dir), settings);
+  }
+
+  private static int runTree(String question, RlmContext rlmContext, Policy policy, Args args,
+      JobContext context) throws Exception {
     Path promptDir = Path.of("conf", "prompts");
     Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
         : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);

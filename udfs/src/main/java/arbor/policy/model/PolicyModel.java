@@ -1,5 +1,6 @@
 package arbor.policy.model;
 
+import arbor.rlm.policy.ChatMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

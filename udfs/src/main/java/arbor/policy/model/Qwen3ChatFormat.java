@@ -1,5 +1,6 @@
 package arbor.policy.model;
 
+import arbor.rlm.policy.ChatMessage;
 import java.util.List;
 
 /**
@@ -25,21 +26,21 @@ public record Qwen3ChatFormat(boolean enableThinking) implements ChatFormat {
   @Override
   public String render(List<ChatMessage> messages, boolean generationPrompt) {
     StringBuilder out = new StringBuilder();
-    if (!messages.isEmpty() && messages.get(0).role().equals("system")) {
+    if (!messages.isEmpty() && messages.get(0).role() == ChatMessage.Role.SYSTEM) {
       out.append("<|im_start|>system\n").append(messages.get(0).content()).append("<|im_end|>\n");
     }
     int lastQuery = lastQueryIndex(messages);
     for (int i = 0; i < messages.size(); i++) {
       ChatMessage m = messages.get(i);
       switch (m.role()) {
-        case "system" -> {
+        case SYSTEM -> {
           if (i > 0) {
             out.append("<|im_start|>system\n").append(m.content()).append("<|im_end|>\n");
           }
         }
-        case "user" ->
+        case USER ->
             out.append("<|im_start|>user\n").append(m.content()).append("<|im_end|>\n");
-        default -> appendAssistant(out, m.content(), i > lastQuery, i == messages.size() - 1);
+        case ASSISTANT -> appendAssistant(out, m.content(), i > lastQuery, i == messages.size() - 1);
       }
     }
     if (generationPrompt) {
@@ -80,7 +81,7 @@ public record Qwen3ChatFormat(boolean enableThinking) implements ChatFormat {
       ChatMessage m = messages.get(i);
       boolean toolResponse = m.content().startsWith("<tool_response>")
           && m.content().endsWith("</tool_response>");
-      if (m.role().equals("user") && !toolResponse) {
+      if (m.role() == ChatMessage.Role.USER && !toolResponse) {
         return i;
       }
     }

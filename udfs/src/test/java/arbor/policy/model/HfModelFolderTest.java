@@ -1,5 +1,6 @@
 package arbor.policy.model;
 
+import arbor.rlm.policy.ChatMessage;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

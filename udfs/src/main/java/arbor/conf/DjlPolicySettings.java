@@ -1,0 +1,36 @@
+package arbor.conf;
+
+import java.io.Serializable;
+
+/**
+ * The {@code djl} policy: a Hugging Face model folder run by Arbor's generation engine.
+ *
+ * @param modelDir the HF folder (config.json, safetensors, tokenizer.json); empty means none
+ *     configured (the {@code repl} job's {@code --model} gives one)
+ * @param torchThreads libtorch intra-op threads for this JVM; 0 keeps libtorch's default
+ * @param seed seeds the per-turn sampling seeds, so a run's sequence of turns is reproducible
+ *     when turns are requested in the same order
+ * @param engine the generation engine's batching limits
+ * @param sampling how each turn is sampled
+ */
+public record DjlPolicySettings(String modelDir, int torchThreads, long seed,
+    Engine engine, Sampling sampling) implements Serializable {
+
+  /**
+   * @param maxBatch most sequences decoding together
+   * @param prefillChunk most prompt tokens prefilled per engine step
+   * @param initialCapacity KV-cache positions per sequence to start with (it grows)
+   */
+  public record Engine(int maxBatch, int prefillChunk, int initialCapacity)
+      implements Serializable {}
+
+  /**
+   * @param temperature 0 is greedy; the recorded log-probabilities are under
+   *     softmax(logits / temperature), which the learner must use too
+   * @param topP nucleus mass in (0, 1]
+   * @param topK 0 keeps every token
+   * @param maxNewTokens most tokens per turn
+   */
+  public record Sampling(double temperature, double topP, int topK, int maxNewTokens)
+      implements Serializable {}
+}
