@@ -18,6 +18,10 @@ import arbor.rlm.TreeRunner;
 import arbor.conf.DjlPolicySettings;
 import arbor.rlm.policy.DjlPolicy;
 import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.policy.endpoint.AnthropicEndpoint;
+import arbor.rlm.policy.endpoint.ChatEndpoint;
+import arbor.rlm.policy.endpoint.EndpointPolicy;
+import arbor.rlm.policy.endpoint.OpenAiEndpoint;
 import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.ReplayPolicy;
 import arbor.rlm.sandbox.InProcessSandbox;
@@ -46,12 +50,13 @@ public final class ReplJob implements Job {
   @Override
   public String usage() {
     return """
-        usage: arbor repl --question TEXT (--papers PATH... | --context FILE) --policy scripted|replay|djl
+        usage: arbor repl --question TEXT (--papers PATH... | --context FILE) --policy scripted|replay|djl|openai|anthropic
                           [--replay FILE] [--model DIR] [--json] [--in-process]
           --papers      files or folders the ingest readers understand (PDF, markdown, QASPER JSON, JSON Lines)
           --context     a JSON file holding a string (one paper) or an object of paper id -> text
           --policy      scripted: the expert that follows the strategy; replay: responses from --replay;
-                        djl: the trainable model (policy.djl.* settings)
+                        djl: the trainable model (policy.djl.* settings);
+                        openai, anthropic: an endpoint (policy.openai.*, policy.anthropic.*; key from the environment)
           --replay      JSON: node path -> that node's responses, e.g. {"root": ["..."], "root.0": ["..."]}
           --model       djl: a Hugging Face model folder (default: policy.djl.model_dir)
           --json        print the tree as one JSON document instead of as it unfolds
@@ -69,8 +74,10 @@ public final class ReplJob implements Job {
       case "replay" -> ReplayPolicy.fromFile(Path.of(args.value("replay")
           .orElseThrow(() -> new UsageError("repl: --policy replay needs --replay FILE"))));
       case "djl" -> djl(args, context.config().policy().djl());
+      case "openai" -> endpoint(() -> OpenAiEndpoint.create(context.config().policy().openai(), System.getenv()));
+      case "anthropic" -> endpoint(() -> AnthropicEndpoint.create(context.config().policy().anthropic(), System.getenv()));
       default -> throw new UsageError("repl: unknown policy '" + args.value("policy").get()
-          + "'; the policies are scripted, replay, djl");
+          + "'; the policies are scripted, replay, djl, openai, anthropic");
     };
     try {
       return runTree(question, rlmContext, policy, args, context);
@@ -78,6 +85,14 @@ public final class ReplJob implements Job {
       if (policy instanceof AutoCloseable owned) {
         owned.close();
       }
+    }
+  }
+
+  private static EndpointPolicy endpoint(java.util.function.Supplier<ChatEndpoint> create) {
+    try {
+      return new EndpointPolicy(create.get());
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("repl: " + e.getMessage());  // e.g. the API key variable is not set
     }
   }
 

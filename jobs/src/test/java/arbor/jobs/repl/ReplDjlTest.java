@@ -56,4 +56,15 @@ class ReplDjlTest {
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("--model DIR"),
         err.toString(StandardCharsets.UTF_8));
   }
+
+  @Test
+  void anEndpointPolicyWhoseKeyVariableIsUnsetIsAUsageErrorNamingIt() throws Exception {
+    Path context = dir.resolve("context.json");
+    Files.writeString(context, "\"text\"");
+    assertEquals(2, run("repl", "--question", "q", "--context", context.toString(),
+        "--policy", "openai", "--in-process",
+        "--set", "policy.openai.api_key_env=ARBOR_TEST_UNSET_KEY_VARIABLE"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("ARBOR_TEST_UNSET_KEY_VARIABLE"),
+        err.toString(StandardCharsets.UTF_8));
+  }
 }

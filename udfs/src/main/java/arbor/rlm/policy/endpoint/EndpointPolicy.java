@@ -1,0 +1,36 @@
+package arbor.rlm.policy.endpoint;
+
+import arbor.rlm.policy.ChatMessage;
+import arbor.rlm.policy.Generation;
+import arbor.rlm.policy.NodePath;
+import arbor.rlm.policy.Policy;
+import arbor.rlm.policy.PolicyCall;
+import java.util.List;
+
+/**
+ * A policy served by an endpoint (the {@code openai} and {@code anthropic} policies): teachers and
+ * baselines. Turns carry text only: an endpoint's tokens are not Arbor's, so its turns are never
+ * training samples of the DJL policy. {@code llm_query} is a one-message conversation.
+ */
+public final class EndpointPolicy implements Policy, AutoCloseable {
+  private final ChatEndpoint endpoint;
+
+  public EndpointPolicy(ChatEndpoint endpoint) {
+    this.endpoint = endpoint;
+  }
+
+  @Override
+  public Generation generate(PolicyCall call) throws PolicyException {
+    return Generation.ofText(endpoint.chat(call.messages()));
+  }
+
+  @Override
+  public String complete(NodePath node, String prompt) throws PolicyException {
+    return endpoint.chat(List.of(ChatMessage.user(prompt)));
+  }
+
+  @Override
+  public void close() {
+    endpoint.close();
+  }
+}

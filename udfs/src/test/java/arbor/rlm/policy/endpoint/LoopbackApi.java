@@ -1,0 +1,86 @@
+package arbor.rlm.policy.endpoint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.IntFunction;
+
+/**
+ * A real HTTP server on the loopback interface that answers one API path with scripted replies,
+ * attempt by attempt, and keeps every request it got. The SDK clients under test talk to it as
+ * they would to the real service.
+ */
+final class LoopbackApi implements AutoCloseable {
+
+  /** One scripted answer: status, extra headers, JSON body, and how long to wait first. */
+  record Reply(int status, Map<String, String> headers, String body, long delayMillis) {
+    static Reply ok(String body) {
+      return new Reply(200, Map.of(), body, 0);
+    }
+  }
+
+  /** What the client sent; header names in lower case. */
+  record Request(String method, String path, Map<String, List<String>> headers, JsonNode body) {}
+
+  private final HttpServer server;
+  private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+  final List<Request> requests = new CopyOnWriteArrayList<>();
+
+  /** Serves {@code path}; {@code script} gives the reply to attempt n (0-based). */
+  LoopbackApi(String path, IntFunction<Reply> script) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    // Concurrent handlers: a reply held back to provoke a timeout must not block the retry.
+    server.setExecutor(threads);
+    server.createContext(path, exchange -> answer(exchange, script));
+    server.start();
+  }
+
+  /** The server's root, e.g. {@code http://127.0.0.1:41234}. */
+  String root() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  private void answer(HttpExchange exchange, IntFunction<Reply> script) throws IOException {
+    byte[] in = exchange.getRequestBody().readAllBytes();
+    int attempt;
+    synchronized (requests) {
+      attempt = requests.size();
+      Map<String, List<String>> headers = new java.util.TreeMap<>();
+      exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v));
+      requests.add(new Request(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+          headers, new ObjectMapper().readTree(in)));
+    }
+    Reply reply = script.apply(attempt);
+    try {
+      Thread.sleep(reply.delayMillis());
+      byte[] out = reply.body().getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      reply.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
+      exchange.sendResponseHeaders(reply.status(), out.length);
+      try (OutputStream os = exchange.getResponseBody()) {
+        os.write(out);
+      }
+    } catch (InterruptedException | IOException e) {
+      // The client gave up (timeout) and closed the connection: nothing to answer.
+    } finally {
+      exchange.close();
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    threads.shutdownNow();
+  }
+}
