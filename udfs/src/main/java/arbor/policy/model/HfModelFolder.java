@@ -52,8 +52,15 @@ public final class HfModelFolder {
     Qwen3Model model = Qwen3Model.create(config, tensors, device);
     try {
       PolicyTokenizer tokenizer = PolicyTokenizer.load(tokenizerJson);
-      return new PolicyModel(model, tokenizer, ChatFormat.forFamily(config.modelType()), gen,
-          side);
+      ChatFormat chat;
+      try {
+        chat = ChatFormat.forModel(config.modelType(), side.containsKey(TOKENIZER_CONFIG)
+            ? JSON.readTree(side.get(TOKENIZER_CONFIG)) : null);
+      } catch (RuntimeException e) {
+        tokenizer.close();
+        throw e;
+      }
+      return new PolicyModel(model, tokenizer, chat, gen, side);
     } catch (IOException | RuntimeException e) {
       model.close();
       throw e;
