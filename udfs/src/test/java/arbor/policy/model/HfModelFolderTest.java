@@ -1,6 +1,5 @@
 package arbor.policy.model;
 
-import arbor.rlm.policy.ChatMessage;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import arbor.rlm.policy.ChatMessage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
 package arbor.policy.model;
 
-import arbor.rlm.policy.ChatMessage;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import arbor.rlm.policy.ChatMessage;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
