@@ -76,6 +76,24 @@ public final class ConfigLoader {
     atLeast(c, "ingest.noise.lines_per_page", 5);
     check(c, "ingest.noise.hyphenation", v -> v >= 0 && v <= 1, "a probability between 0 and 1");
     check(c, "ingest.noise.ligatures", v -> v >= 0 && v <= 1, "a probability between 0 and 1");
+    validatePolicies(c);
+  }
+
+  private static void validatePolicies(Config c) {
+    atLeast(c, "policy.djl.torch_threads", 0);
+    atLeast(c, "policy.djl.engine.max_batch", 1);
+    atLeast(c, "policy.djl.engine.prefill_chunk", 1);
+    atLeast(c, "policy.djl.engine.initial_capacity", 1);
+    atLeast(c, "policy.djl.sampling.temperature", 0);
+    check(c, "policy.djl.sampling.top_p", v -> v > 0 && v <= 1, "a nucleus mass in (0, 1]");
+    atLeast(c, "policy.djl.sampling.top_k", 0);
+    atLeast(c, "policy.djl.sampling.max_new_tokens", 1);
+    for (String api : new String[] {"openai", "anthropic"}) {
+      atLeast(c, "policy." + api + ".temperature", 0);
+      atLeast(c, "policy." + api + ".max_tokens", 1);
+      check(c, "policy." + api + ".timeout_seconds", v -> v > 0, "seconds > 0");
+      atLeast(c, "policy." + api + ".max_retries", 0);
+    }
   }
 
   private static void atLeast(Config c, String key, int min) {
