@@ -153,4 +153,29 @@ class DjlPolicyTest {
     assertTrue(e.getMessage().contains("policy.djl.model_dir"), e.getMessage());
     assertNotEquals(0, settings.engine().maxBatch());
   }
+
+  @Test
+  void llmQueryFromTheReplReachesTheModel() throws Exception {
+    // The code is replayed (a random model writes none); its llm_query is answered by the model.
+    DjlPolicy model = policy(new DjlPolicySettings.Sampling(0, 1.0, 0, 6));
+    ReplayPolicy code = new ReplayPolicy(Map.of("root",
+        List.of("```repl\nanswer = llm_query('Summarise: alpha')\nFINAL([answer])\n```")));
+    Policy mixed = new Policy() {
+      @Override
+      public Generation generate(PolicyCall call) throws PolicyException {
+        return code.generate(call);
+      }
+
+      @Override
+      public String complete(NodePath node, String prompt) throws PolicyException {
+        return model.complete(node, prompt);
+      }
+    };
+    TreeRunner.TreeResult tree = new TreeRunner(sandbox, mixed, PROMPTS, RlmLimits.defaults())
+        .run("llm", "Which results?", PAPERS);
+    assertEquals(NodeStatus.FINAL, tree.root().status());
+    String expected = model.complete(NodePath.ROOT, "Summarise: alpha");
+    assertEquals(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
+        List.of(expected)), tree.root().finalAnswerJson());
+  }
 }
