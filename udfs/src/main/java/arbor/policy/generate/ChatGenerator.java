@@ -27,6 +27,7 @@ public final class ChatGenerator {
 
   /**
    * Generates the next assistant turn. {@code sampling}'s stop ids are added to the model's own.
+   * Cancelling the returned future stops the generation.
    */
   public CompletableFuture<ChatTurn> complete(List<ChatMessage> messages,
       SamplingParams sampling) {
@@ -35,12 +36,20 @@ public final class ChatGenerator {
     allStops.addAll(sampling.stopTokenIds());
     SamplingParams params = new SamplingParams(sampling.temperature(), sampling.topP(),
         sampling.topK(), sampling.maxNewTokens(), sampling.seed(), allStops);
-    return engine.submit(prompt, params).thenApply(g -> {
+    CompletableFuture<Generation> sequence = engine.submit(prompt, params);
+    CompletableFuture<ChatTurn> turn = sequence.thenApply(g -> {
       int[] ids = g.tokenIds();
       int textLength = g.finishReason() == Generation.FinishReason.STOP ? ids.length - 1
           : ids.length;
       String text = policy.tokenizer().decode(Arrays.copyOf(ids, textLength));
       return new ChatTurn(prompt, ids, g.logProbs(), text, g.finishReason());
     });
+    // Cancelling the turn cancels its sequence, so the engine stops generating for nobody.
+    turn.whenComplete((t, e) -> {
+      if (turn.isCancelled()) {
+        sequence.cancel(false);
+      }
+    });
+    return turn;
   }
 }

@@ -92,7 +92,10 @@ public final class GenerationEngine implements AutoCloseable {
     loop.start();
   }
 
-  /** Queues a prompt; the future completes when the sequence stops. */
+  /**
+   * Queues a prompt; the future completes when the sequence stops. Cancelling the future drops
+   * the sequence at the next step and frees its slot.
+   */
   public CompletableFuture<Generation> submit(int[] promptIds, SamplingParams params) {
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("prompt must have at least one token");
@@ -192,6 +195,10 @@ public final class GenerationEngine implements AutoCloseable {
           break;
         }
         prefilling = waiting.poll();
+        if (prefilling.result.isCancelled()) {
+          prefilling = null;
+          continue;
+        }
       }
       budget -= prefillChunk(prefilling, running.size(), budget);
     }
@@ -292,6 +299,10 @@ public final class GenerationEngine implements AutoCloseable {
 
   /** Samples the next token of {@code s}; returns false when the sequence has stopped. */
   private boolean accept(Sequence s, Sampler.Rows rows, int row) {
+    if (s.result.isCancelled()) {
+      // The caller gave up (e.g. its RLM node was stopped): free the slot, generate no more.
+      return false;
+    }
     Sampler.Draw d = Sampler.sample(rows, row, s.params, s.rng);
     s.tokens[s.generated] = d.token();
     s.logProbs[s.generated] = d.logProb();

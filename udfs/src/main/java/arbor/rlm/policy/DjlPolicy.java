@@ -103,8 +103,8 @@ public final class DjlPolicy implements Policy, AutoCloseable {
     try {
       return future.get();
     } catch (InterruptedException e) {
-      // The node was stopped (budget, cancellation). The engine finishes the sequence on its
-      // own, bounded by max_new_tokens; nobody reads it.
+      // The node was stopped (budget, cancellation): the engine drops the sequence.
+      future.cancel(false);
       Thread.currentThread().interrupt();
       throw new PolicyException("djl policy: " + who + " was interrupted while generating", e);
     } catch (ExecutionException e) {

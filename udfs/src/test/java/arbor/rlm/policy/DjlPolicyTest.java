@@ -178,4 +178,35 @@ class DjlPolicyTest {
     assertEquals(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
         List.of(expected)), tree.root().finalAnswerJson());
   }
+
+  @Test
+  void aNodeStoppedWhileGeneratingGetsAPolicyErrorAndTheEngineStops() throws Exception {
+    // Greedy: this random model falls into a loop that never emits a stop token, so without
+    // cancellation the engine would decode all 30,000 tokens for nobody.
+    DjlPolicy policy = policy(new DjlPolicySettings.Sampling(0, 1.0, 0, 30_000));
+    PolicyCall call = new PolicyCall(NodePath.ROOT, 0, List.of(ChatMessage.user("go on")), "", false);
+    java.util.concurrent.atomic.AtomicReference<Exception> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    long before = engine.stats().decodeTokens();
+    Thread node = Thread.ofVirtual().start(() -> {
+      try {
+        policy.generate(call);
+      } catch (PolicyException e) {
+        failure.set(e);
+      }
+    });
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (engine.stats().decodeTokens() - before < 20 && System.nanoTime() < deadline) {
+      Thread.sleep(2);
+    }
+    assertTrue(node.isAlive(), "the greedy turn stopped by itself; pick another prompt");
+    node.interrupt();  // what the tree runner does to a stopped node
+    node.join(5_000);
+    assertTrue(failure.get() != null && failure.get().getMessage().contains("interrupted"),
+        String.valueOf(failure.get()));
+    Thread.sleep(200);
+    long steps = engine.stats().decodeSteps();
+    Thread.sleep(300);
+    assertEquals(steps, engine.stats().decodeSteps(), "the engine kept generating for nobody");
+  }
 }
