@@ -26,6 +26,8 @@ public final class Main {
     jobs.put("demo", new DemoJob());
     jobs.put("setup", new SetupJob());
     jobs.put("ingest", new IngestJob());
+    jobs.put("synthesize", new arbor.jobs.synthesize.SynthesizeJob());
+    jobs.put("refresh", new arbor.jobs.refresh.RefreshJob());
     jobs.put("sql", new SqlJob());
     jobs.put("bench", new BenchJob());
     return jobs;
@@ -94,7 +96,7 @@ public final class Main {
 
         jobs:
         """);
-    jobs.forEach((name, job) -> s.append(String.format("  %-8s %s%n", name, job.summary())));
+    jobs.forEach((name, job) -> s.append(String.format("  %-10s %s%n", name, job.summary())));
     s.append("""
 
         options (every job):

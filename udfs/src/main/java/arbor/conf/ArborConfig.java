@@ -15,4 +15,11 @@ public record ArborConfig(
     String dataDir,
     SparkSettings spark,
     IngestSettings ingest,
-    SetupSettings setup) implements Serializable {}
+    SetupSettings setup,
+    SynthesisSettings synthesis) implements Serializable {
+
+  /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
+  public ArborConfig withWarehouse(String root) {
+    return new ArborConfig(root, dataDir, spark, ingest, setup, synthesis);
+  }
+}

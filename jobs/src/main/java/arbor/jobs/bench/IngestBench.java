@@ -78,8 +78,7 @@ final class IngestBench implements Benchmark {
 
   /** The bench's own context, writing to a scratch warehouse; it borrows the bench's SparkSession. */
   private static JobContext scratchJob(BenchContext ctx, Path warehouse) {
-    var config = new arbor.conf.ArborConfig(warehouse.toString(), ctx.config().dataDir(), ctx.config().spark(),
-        ctx.config().ingest(), ctx.config().setup());
+    var config = ctx.config().withWarehouse(warehouse.toString());
     ctx.spark();
     return new JobContext("bench", config, List.of(), ctx.out());
   }
