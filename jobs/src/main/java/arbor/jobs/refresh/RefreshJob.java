@@ -89,7 +89,6 @@ public final class RefreshJob implements Job {
       log(context, RowFactory.create(runId, started, now(), "succeeded", ingest.papers(), ingest.inserted(), ingest.updated(),
           embeddedCount, summary.groupsNew(), summary.queriesNew(), summary.dropped(), summary.errors(), null));
       context.out().println("refresh: run " + runId + " succeeded (bin/arbor sql \"SELECT * FROM refresh_runs ORDER BY started_at\")");
-      embedded.unpersist();
       return summary;
     } catch (Exception e) {
       log(context, RowFactory.create(runId, started, now(), "failed", null, null, null, null, null, null, null, null, String.valueOf(e)));

@@ -46,21 +46,20 @@ public final class DatasetBuilder {
       long queriesTotal, Map<String, Long> tiers, Map<String, Long> splits, Map<String, Long> generators,
       long dropped, Map<String, Long> droppedReasons, long errors) {}
 
-  /** Embeds every paper whose current version has no vector yet; returns their ids (persisted), one column paper_id. */
+  /** Embeds every paper whose current version has no vector yet; returns their ids (materialised), one column paper_id. */
   public Dataset<Row> embedMissing() {
     Embed embed = new Embed(settings.embedding());
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
     Dataset<Row> existing = warehouse.exists(Table.PAPER_EMBEDDINGS) ? warehouse.read(Table.PAPER_EMBEDDINGS)
         : context.spark().createDataFrame(List.of(), SynthesisRows.EMBEDDING);
-    Dataset<Row> vectors = embed.transform(embed.missing(papers, existing)).persist(StorageLevel.MEMORY_AND_DISK());
     long start = System.nanoTime();
+    // Materialised before the MERGE: Delta refreshes cached plans that read the table it writes,
+    // and recomputing "what is missing" after the MERGE would find nothing (so: checkpoints, not caches).
+    Dataset<Row> vectors = embed.transform(embed.missing(papers, existing)).localCheckpoint(true);
     Warehouse.MergeCounts m = warehouse.upsert(Table.PAPER_EMBEDDINGS, vectors, "t.content_hash <> s.content_hash");
     context.out().printf("%s: embedded %d paper(s) with %s in %.1f s (%d new, %d re-embedded)%n", context.job(), m.sourceRows(),
         embed.model(), (System.nanoTime() - start) / 1e9, m.inserted(), m.updated());
-    Dataset<Row> ids = vectors.select("paper_id").persist(StorageLevel.MEMORY_AND_DISK());
-    ids.count();
-    vectors.unpersist();
-    return ids;
+    return vectors.select("paper_id");
   }
 
   /** Papers with their current vector: paper_id, score, embedding. */
@@ -86,7 +85,7 @@ public final class DatasetBuilder {
       newSeeds = seeds.join(warehouse.read(Table.PAPER_GROUPS).select(col("seed_paper_id").as("paper_id")), seq("paper_id"), "left_anti");
     }
     Dataset<Row> groups = new Grouping(settings.groups(), settings.seed()).transform(vectors, newSeeds)
-        .withColumn("created_at", current_timestamp()).persist(StorageLevel.MEMORY_AND_DISK());
+        .withColumn("created_at", current_timestamp()).localCheckpoint(true);
     Warehouse.MergeCounts g = warehouse.upsert(Table.PAPER_GROUPS, groups, "false");
     double avgSize = g.sourceRows() == 0 ? 0 : groups.agg(avg(size(col("paper_ids")))).first().getDouble(0);
 
@@ -94,13 +93,13 @@ public final class DatasetBuilder {
     Dataset<Row> questions = warehouse.exists(Table.SOURCE_QUESTIONS) ? warehouse.read(Table.SOURCE_QUESTIONS) : null;
     Dataset<Row> used = warehouse.exists(Table.QUERIES)
         ? warehouse.read(Table.QUERIES).where(col("source_id").isNotNull()).select("source_id") : null;
+    // Generated once (an llm generator is paid per call), whatever the MERGEs below refresh.
     Dataset<Row> generated = stage.transform(stage.contexts(groups, warehouse.read(Table.PAPERS), questions, used))
-        .persist(StorageLevel.MEMORY_AND_DISK());
-    generated.count();
+        .localCheckpoint(true);
 
     Dataset<Row> queries = withSplits(generated.where(col("kind").equalTo(SynthesisRows.QUERY)))
         .select("query_id", "group_id", "question", "evidence", "tier", "split", "generator", "source_id")
-        .withColumn("created_at", current_timestamp()).persist(StorageLevel.MEMORY_AND_DISK());
+        .withColumn("created_at", current_timestamp()).localCheckpoint(true);
     Warehouse.MergeCounts q = warehouse.upsert(Table.QUERIES, queries, "false");
     Dataset<Row> errors = generated.where(col("kind").equalTo(SynthesisRows.ERROR))
         .select(col("group_id"), col("generator"), col("reason")).withColumn("at", current_timestamp());
@@ -112,9 +111,6 @@ public final class DatasetBuilder {
         warehouse.read(Table.QUERIES).count(), counts(queries, "tier"), counts(queries, "split"), counts(queries, "generator"),
         dropped.values().stream().mapToLong(Long::longValue).sum(), dropped, e.sourceRows());
     vectors.unpersist();
-    groups.unpersist();
-    generated.unpersist();
-    queries.unpersist();
     return summary;
   }
 
