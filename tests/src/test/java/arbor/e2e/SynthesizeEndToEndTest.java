@@ -222,4 +222,64 @@ class SynthesizeEndToEndTest {
     rows.forEach(r -> out.add(r.getAs(key) + "=" + r.get(r.fieldIndex(value))));
     return out;
   }
+
+  @Test
+  @Order(8)
+  void theLlmGeneratorWritesWholeRepliesAsQueriesAndFailuresAsErrors() throws Exception {
+    // A loopback server that speaks the chat completions API: groups whose first paper's title
+    // starts with A-M get a valid reply, the others get prose instead of JSON, every time.
+    var server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    server.createContext("/v1/chat/completions", exchange -> {
+      var request = json.readTree(exchange.getRequestBody());
+      String group = request.path("messages").get(1).path("content").asText();
+      char initial = Character.toUpperCase(group.substring(group.indexOf("Title: ") + 7).charAt(0));
+      String content = initial <= 'M'
+          ? "{\"queries\": [{\"question\": \"What do the first two papers set out to do?\", \"paragraphs\": [\"P1.1\", \"P2.1\"]}]}"
+          : "I would ask about the methods.";
+      byte[] body = json.writeValueAsBytes(Map.of("id", "c", "object", "chat.completion", "created", 0, "model", "m",
+          "choices", List.of(Map.of("index", 0, "finish_reason", "stop", "message", Map.of("role", "assistant", "content", content)))));
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, body.length);
+      try (var out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+    try {
+      Path conf = Files.writeString(warehouse.resolveSibling("llm.conf"), "synthesis.llm {\n  base_url = \"http://127.0.0.1:"
+          + server.getAddress().getPort() + "/v1\"\n  api_key_env = \"\"\n  attempts = 2\n  backoff_millis = 1\n}\n");
+      Set<String> before = new HashSet<>();
+      table("paper_groups").forEach(g -> before.add(g.getAs("group_id")));
+      TestEnv.Run run = TestEnv.run("synthesize", "--conf", conf.toString(), "--set", "warehouse=" + warehouse,
+          "--set", "synthesis.seed=99", "--set", "synthesis.target_queries=30", "--set", "synthesis.generators=[llm]",
+          "--set", "synthesis.groups.lsh_hashes_per_band=3", "--set", "synthesis.groups.min_similarity=0.2");
+      assertEquals(0, run.code(), run.out() + run.err());
+      System.out.println(run.out());
+
+      Map<String, List<String>> paragraphs = paragraphs();
+      Set<String> withQueries = new HashSet<>();
+      for (Row q : table("queries")) {
+        if (!"llm".equals(q.getAs("generator"))) continue;
+        assertFalse(before.contains((String) q.getAs("group_id")), "queries only for new groups");
+        assertEquals("What do the first two papers set out to do?", q.getAs("question"));
+        assertEquals("focused", q.getAs("tier"));
+        for (Row e : q.<Row>getList(q.fieldIndex("evidence"))) {
+          assertTrue(paragraphs.get((String) e.getAs("paper_id")).contains((String) e.getAs("text")), "a whole clean paragraph");
+        }
+        withQueries.add(q.getAs("group_id"));
+      }
+      List<Row> errors = table("synthesis_errors");
+      assertFalse(withQueries.isEmpty(), run.out());
+      assertFalse(errors.isEmpty(), run.out());
+      for (Row e : errors) {
+        assertEquals("llm", e.getAs("generator"));
+        assertTrue(((String) e.getAs("reason")).startsWith("after 2 attempt(s): invalid reply: not JSON"), (String) e.getAs("reason"));
+        assertFalse(withQueries.contains((String) e.getAs("group_id")), "a failed group has no half-written queries");
+      }
+      assertTrue(run.out().contains(errors.size() + " group(s) failed in a generator"), run.out());
+    } finally {
+      server.stop(0);
+    }
+  }
 }
