@@ -32,7 +32,9 @@ public final class Embed {
 
   public Dataset<Row> transform(Dataset<Row> toEmbed) {
     long n = toEmbed.count();
-    int partitions = (int) Math.max(1, (n + settings.papersPerTask() - 1) / settings.papersPerTask());
+    // At least one task per core, so a small corpus does not embed on one core alone.
+    long byTask = (n + settings.papersPerTask() - 1) / settings.papersPerTask();
+    int partitions = (int) Math.max(1, Math.min(n, Math.max(byTask, toEmbed.sparkSession().sparkContext().defaultParallelism())));
     return toEmbed.select("paper_id", "content_hash", "title", "abstract").repartition(partitions)
         .mapPartitions(new EmbedPapers(settings), Encoders.row(SynthesisRows.EMBEDDING));
   }

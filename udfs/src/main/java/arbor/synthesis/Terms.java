@@ -31,6 +31,7 @@ final class Terms {
   private static final Pattern TOKEN = Pattern.compile("[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*");
   private static final Pattern WORD = Pattern.compile("[a-z]+(?:-[a-z]+)*");
   private static final Pattern PLACEHOLDER = Pattern.compile(".*(REF|FORM|SELECTED|FLOAT).*");
+  private static final Pattern REFERENCE = Pattern.compile("\\\\newblock|\\bProceedings of\\b|\\bIn Proc\\.");
   private static final Pattern ROMAN = Pattern.compile("[IVXLCDM]+");
 
   // Function words and the vocabulary every paper uses: phrases made of them are not topics.
@@ -62,13 +63,15 @@ final class Terms {
     // paper -> term -> (paragraph -> count)
     Map<String, Map<String, TreeMap<Integer, Integer>>> seen = new LinkedHashMap<>();
     Map<String, Boolean> acronym = new HashMap<>();
+    Set<String> proposed = new java.util.HashSet<>();
     for (GroupContext.Member m : group.members()) {
       Map<String, TreeMap<Integer, Integer>> paperTerms = seen.computeIfAbsent(m.paperId(), k -> new HashMap<>());
       List<String> paragraphs = m.cleanParagraphs();
       for (int j = 0; j < paragraphs.size(); j++) {
-        for (var t : occurrences(paragraphs.get(j))) {
-          paperTerms.computeIfAbsent(t.getKey(), k -> new TreeMap<>()).merge(j, 1, Integer::sum);
-          acronym.putIfAbsent(t.getKey(), t.getValue());
+        for (Occurrence o : occurrences(paragraphs.get(j))) {
+          paperTerms.computeIfAbsent(o.text(), k -> new TreeMap<>()).merge(j, 1, Integer::sum);
+          acronym.putIfAbsent(o.text(), o.acronym());
+          if (o.proposed()) proposed.add(o.text());
         }
       }
     }
@@ -76,7 +79,7 @@ final class Terms {
     for (var paper : seen.entrySet()) {
       for (var t : paper.getValue().entrySet()) {
         int count = t.getValue().values().stream().mapToInt(Integer::intValue).sum();
-        if (count >= minCount && !out.containsKey(t.getKey())) out.put(t.getKey(), collect(t.getKey(), acronym.get(t.getKey()), seen));
+        if (count >= minCount && proposed.contains(t.getKey()) && !out.containsKey(t.getKey())) out.put(t.getKey(), collect(t.getKey(), acronym.get(t.getKey()), seen));
       }
     }
     return withoutShorterForms(new ArrayList<>(out.values()));
@@ -105,9 +108,15 @@ final class Terms {
     return new Term(text, acronym, paragraphs, counts);
   }
 
-  /** Every occurrence of a term in one paragraph, in order. */
-  static List<Map.Entry<String, Boolean>> occurrences(String paragraph) {
-    List<Map.Entry<String, Boolean>> out = new ArrayList<>();
+  /**
+   * Every occurrence of a term in one paragraph, in order: acronyms, and the phrases of two and
+   * three words inside each maximal run of content words. Only phrases that end a run are
+   * proposed as terms, so a term ends on its head noun ("convolutional neural networks", never
+   * "convolutional neural"). Bibliography entries yield nothing.
+   */
+  static List<Occurrence> occurrences(String paragraph) {
+    List<Occurrence> out = new ArrayList<>();
+    if (REFERENCE.matcher(paragraph).find()) return out;
     for (String clause : CLAUSE.split(paragraph)) {
       Matcher m = TOKEN.matcher(clause);
       List<String> run = new ArrayList<>();
@@ -115,23 +124,35 @@ final class Terms {
       while (m.find()) {
         String token = m.group();
         for (String part : token.split("-")) {
-          if (isAcronym(part)) out.add(Map.entry(part, true));
+          if (isAcronym(part)) out.add(new Occurrence(part, true, true));
         }
         String word = contentWord(token);
         boolean adjacent = previousEnd >= 0 && clause.substring(previousEnd, m.start()).isBlank();
-        if (word == null || !adjacent) run.clear();
-        if (word != null) {
-          run.add(word);
-          if (run.size() > 3) run.remove(0);
-          // Every phrase of two or three content words ending here ("natural language processing", "language processing").
-          if (run.size() >= 2) out.add(Map.entry(run.get(run.size() - 2) + " " + word, false));
-          if (run.size() == 3) out.add(Map.entry(String.join(" ", run), false));
-        }
+        if (word == null || !adjacent) endRun(run, out);
+        if (word != null) run.add(word);
         previousEnd = m.end();
       }
+      endRun(run, out);
     }
     return out;
   }
+
+  /** Every two- and three-word phrase of the run is a mention; those ending the run are also proposals. */
+  private static void endRun(List<String> run, List<Occurrence> out) {
+    int n = run.size();
+    for (int end = 2; end <= n; end++) {
+      out.add(new Occurrence(run.get(end - 2) + " " + run.get(end - 1), false, end == n));
+      if (end >= 3) out.add(new Occurrence(run.get(end - 3) + " " + run.get(end - 2) + " " + run.get(end - 1), false, end == n));
+    }
+    run.clear();
+  }
+
+  /**
+   * One occurrence of a term. {@code proposed}: it can become a question's term (acronyms
+   * always; phrases only where they end a run of content words, so on their head noun); every
+   * occurrence counts as a mention, which keeps the evidence complete.
+   */
+  record Occurrence(String text, boolean acronym, boolean proposed) {}
 
   private static boolean isAcronym(String part) {
     if (part.length() < 2 || part.length() > 20) return false;

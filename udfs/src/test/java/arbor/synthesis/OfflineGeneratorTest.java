@@ -61,6 +61,12 @@ class OfflineGeneratorTest {
   }
 
   @Test
+  void bibliographyEntriesProposeNoTerms() {
+    assertTrue(Terms.occurrences("\\newblock In Proceedings of ACL, System Demonstrations (2017)").isEmpty());
+    assertFalse(Terms.occurrences("We evaluate on the ACL anthology corpus.").isEmpty());
+  }
+
+  @Test
   void aTermInEveryPaperIsNotAQuestionAndMaxIsRespected() {
     GroupContext two = Groups.group(
         Groups.paper("a", "One", "Neural networks are everywhere. Neural networks learn."),
@@ -70,13 +76,16 @@ class OfflineGeneratorTest {
   }
 
   @Test
-  void aLongerPhraseReplacesTheShorterOneInsideIt() {
+  void phrasesEndOnTheirHeadWordAndALongerOneReplacesTheShorterInsideIt() {
     GroupContext g = Groups.group(
-        Groups.paper("a", "One", "Natural language processing is hard.", "We like natural language processing."),
+        Groups.paper("a", "One", "Natural language processing is hard.", "We like natural language processing.",
+            "Convolutional neural networks read. Convolutional neural networks again."),
         Groups.paper("b", "Two", "Speech is different."));
     List<String> questions = generator.generate(g, 10).queries().stream().map(Query::question).toList();
     assertTrue(questions.stream().anyMatch(q -> q.contains("natural language processing")), questions.toString());
     assertTrue(questions.stream().noneMatch(q -> q.contains(" language processing") && !q.contains("natural language processing")),
+        questions.toString());
+    assertTrue(questions.stream().noneMatch(q -> q.contains("convolutional neural ") && !q.contains("convolutional neural networks")),
         questions.toString());
   }
 }

@@ -16,6 +16,7 @@ public final class BenchJob implements Job {
   static Map<String, Benchmark> benchmarks() {
     Map<String, Benchmark> all = new LinkedHashMap<>();
     all.put("ingest", new IngestBench());
+    all.put("groups", new GroupsBench());
     return all;
   }
 
