@@ -96,7 +96,7 @@ public final class Main {
 
         jobs:
         """);
-    jobs.forEach((name, job) -> s.append(String.format("  %-10s %s%n", name, job.summary())));
+    jobs.forEach((name, job) -> s.append(String.format("  %-8s %s%n", name, job.summary())));
     s.append("""
 
         options (every job):
