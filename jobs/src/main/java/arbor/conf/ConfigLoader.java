@@ -76,6 +76,26 @@ public final class ConfigLoader {
     atLeast(c, "ingest.noise.lines_per_page", 5);
     check(c, "ingest.noise.hyphenation", v -> v >= 0 && v <= 1, "a probability between 0 and 1");
     check(c, "ingest.noise.ligatures", v -> v >= 0 && v <= 1, "a probability between 0 and 1");
+    atLeast(c, "synthesis.target_queries", 1);
+    atLeast(c, "synthesis.queries_per_group", 1);
+    atLeast(c, "synthesis.embedding.max_chars", 1);
+    atLeast(c, "synthesis.embedding.papers_per_task", 1);
+    check(c, "synthesis.groups.max_size", v -> v >= 1 && v <= 100, "between 1 and 100");
+    check(c, "synthesis.groups.min_similarity", v -> v >= -1 && v <= 1, "a cosine similarity between -1 and 1");
+    check(c, "synthesis.groups.tie_margin", v -> v > 0 && v <= 1, "above 0 and at most 1");
+    check(c, "synthesis.groups.lsh_bucket_length", v -> v > 0, "above 0");
+    atLeast(c, "synthesis.groups.lsh_hashes_per_band", 1);
+    atLeast(c, "synthesis.groups.lsh_bands", 1);
+    atLeast(c, "synthesis.splits.validation", 0);
+    atLeast(c, "synthesis.splits.test", 0);
+    atLeast(c, "synthesis.splits.sft", 0);
+    atLeast(c, "synthesis.offline.min_term_count", 1);
+    atLeast(c, "synthesis.offline.evidence_per_paper", 1);
+    atLeast(c, "synthesis.llm.context_tokens", 100);
+    atLeast(c, "synthesis.llm.timeout_seconds", 1);
+    atLeast(c, "synthesis.llm.attempts", 1);
+    atLeast(c, "synthesis.llm.backoff_millis", 0);
+    check(c, "synthesis.refresh.seed_fraction", v -> v >= 0 && v <= 1, "a fraction between 0 and 1");
     validatePolicies(c);
   }
 

@@ -26,6 +26,8 @@ public final class Main {
     jobs.put("demo", new DemoJob());
     jobs.put("setup", new SetupJob());
     jobs.put("ingest", new IngestJob());
+    jobs.put("synthesize", new arbor.jobs.synthesize.SynthesizeJob());
+    jobs.put("refresh", new arbor.jobs.refresh.RefreshJob());
     jobs.put("sql", new SqlJob());
     jobs.put("bench", new BenchJob());
     jobs.put("repl", new arbor.jobs.repl.ReplJob());

@@ -69,6 +69,19 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void synthesisSettingsLoadWithTheirDefaultsAndRanges() {
+    SynthesisSettings s = ConfigLoader.load(List.of(), List.of("synthesis.generators=[llm, offline]")).synthesis();
+    assertEquals(1000, s.targetQueries());
+    assertEquals(List.of("llm", "offline"), s.generators());
+    assertEquals("all-minilm-l6-v2-q", s.embedding().model());
+    assertEquals(new SplitSettings(10, 128, 32), s.splits());
+    assertEquals("OPENAI_API_KEY", s.llm().apiKeyEnv(), "the config names the variable, never holds the key");
+    ConfigError e = assertThrows(ConfigError.class, () -> ConfigLoader.load(List.of(), List.of("synthesis.refresh.seed_fraction=2")));
+    assertTrue(e.getMessage().contains("'synthesis.refresh.seed_fraction'"), e.getMessage());
+    assertTrue(e.getMessage().contains("a fraction between 0 and 1"), e.getMessage());
+  }
+
+  @Test
   void missingFileAndMalformedSetAreClearErrors() throws Exception {
     assertTrue(assertThrows(ConfigError.class, () -> ConfigLoader.load(List.of("nope.conf"), List.of()))
         .getMessage().startsWith("no such configuration file: 'nope.conf'"));

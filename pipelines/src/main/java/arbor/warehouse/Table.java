@@ -5,6 +5,7 @@ import java.util.List;
 /** Every Delta table of the warehouse, with its fixed name and key columns. */
 public enum Table {
   PAPERS("papers", "paper_id"),
+  PAPER_EMBEDDINGS("paper_embeddings", "paper_id", "model"),
   INGEST_ERRORS("ingest_errors", "source", "path"),
   SOURCE_QUESTIONS("source_questions", "question_id"),
   PAPER_GROUPS("paper_groups", "group_id"),

@@ -17,10 +17,11 @@ public record ArborConfig(
     SparkSettings spark,
     IngestSettings ingest,
     SetupSettings setup,
-    PolicySettings policy) implements Serializable {
+    PolicySettings policy,
+    SynthesisSettings synthesis) implements Serializable {
 
-  /** The same configuration over another warehouse (benchmarks and tests use scratch ones). */
+  /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup, policy);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis);
   }
 }

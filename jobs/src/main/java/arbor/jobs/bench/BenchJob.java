@@ -19,6 +19,7 @@ public final class BenchJob implements Job {
     all.put("model", new ModelBenchmark());
     all.put("expert", new ExpertBench());
     all.put("trees", new TreesBench());
+    all.put("groups", new GroupsBench());
     return all;
   }
 

@@ -4,6 +4,8 @@ import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.ingest.IngestJob;
 import arbor.jobs.setup.SetupJob;
+import arbor.jobs.synthesize.DatasetBuilder;
+import arbor.jobs.synthesize.SynthesizeJob;
 import arbor.jobs.sql.TextTable;
 import arbor.warehouse.Table;
 import java.nio.file.Path;
@@ -11,13 +13,14 @@ import java.util.List;
 
 /**
  * {@code arbor demo}: the pipeline on embedded defaults, end to end as far as it exists: fetch
- * the demo corpus, ingest it, and summarise the papers table.
+ * the demo corpus, ingest it, summarise the papers table, then synthesize the dataset (groups
+ * and queries) from it and show a sample.
  */
 public final class DemoJob implements Job {
 
   @Override
   public String summary() {
-    return "run the pipeline on embedded defaults: setup, ingest the demo corpus, summarise the papers";
+    return "run the pipeline on embedded defaults: setup, ingest the demo corpus, synthesize the dataset";
   }
 
   @Override
@@ -28,13 +31,13 @@ public final class DemoJob implements Job {
   @Override
   public int run(JobContext context) throws Exception {
     long start = System.nanoTime();
-    context.out().println("== demo 1/3: setup");
+    context.out().println("== demo 1/4: setup");
     if (SetupJob.setup(context, context.config().setup().packages(), true) != 0) return 1;
-    context.out().println("== demo 2/3: ingest");
+    context.out().println("== demo 2/4: ingest");
     Path corpus = Path.of(context.config().dataDir(), "corpus").toAbsolutePath();
     IngestJob.Summary ingest = IngestJob.ingest(context, List.of(corpus.toString()));
     if (ingest.papers() == 0) return 1;
-    context.out().println("== demo 3/3: the papers table");
+    context.out().println("== demo 3/4: the papers table");
     var papers = context.warehouse().read(Table.PAPERS);
     papers.createOrReplaceTempView("papers");
     context.out().print(TextTable.render(context.spark().sql("""
@@ -45,7 +48,16 @@ public final class DemoJob implements Job {
         SELECT source, noisy_source, count(*) AS papers, sum(size(clean_paragraphs)) AS paragraphs,
                round(avg(length(noisy_text))) AS avg_noisy_chars
         FROM papers GROUP BY source, noisy_source ORDER BY source"""), 20));
-    context.out().printf("demo: done in %.0f s; explore with bin/arbor sql \"SELECT title, abstract FROM papers\"%n",
+    context.out().println("== demo 4/4: synthesize (embeddings, groups, queries)");
+    DatasetBuilder.Summary dataset = SynthesizeJob.synthesize(context);
+    if (dataset.queriesTotal() == 0) return 1;
+    context.warehouse().registerViews();
+    context.out().print(TextTable.render(context.spark().sql("""
+        SELECT q.tier, q.generator, q.split, size(array_distinct(transform(q.evidence, e -> e.paper_id))) AS papers,
+               size(g.paper_ids) AS group_size, q.question
+        FROM queries q JOIN paper_groups g ON q.group_id = g.group_id
+        ORDER BY q.query_id LIMIT 12"""), 200));
+    context.out().printf("demo: done in %.0f s; explore with bin/arbor sql \"SELECT question, evidence FROM queries\"%n",
         (System.nanoTime() - start) / 1e9);
     return 0;
   }

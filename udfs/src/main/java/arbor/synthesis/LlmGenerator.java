@@ -1,0 +1,195 @@
+package arbor.synthesis;
+
+import arbor.conf.LlmSettings;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.models.ResponseFormatJsonObject;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Questions from a model behind any OpenAI-compatible endpoint (the official SDK). The model
+ * reads the group (titles, abstracts and labelled paragraphs, within a token budget) and replies
+ * with strict JSON: questions and the ids of their paragraphs. A reply is taken whole or not at
+ * all; an invalid reply or a failed request is retried with exponential backoff, and after the
+ * last attempt the group gets an error instead of queries.
+ */
+public final class LlmGenerator implements QueryGenerator, AutoCloseable {
+  public static final String NAME = "llm";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PROMPT = prompt();
+
+  private final LlmSettings settings;
+  private final String apiKey;
+  private OpenAIClient client;
+
+  public LlmGenerator(LlmSettings settings, String apiKey) {
+    this.settings = settings;
+    this.apiKey = apiKey;
+  }
+
+  /** The key from the environment variable the configuration names; "none" when it names none. */
+  public static String apiKey(LlmSettings settings) {
+    if (settings.apiKeyEnv().isBlank()) return "none";
+    String key = System.getenv(settings.apiKeyEnv());
+    if (key == null || key.isBlank()) {
+      throw new IllegalStateException("the llm generator needs an API key in the environment variable "
+          + settings.apiKeyEnv() + " (synthesis.llm.api_key_env; set it to \"\" for servers without keys)");
+    }
+    return key;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Outcome generate(GroupContext group, int max) {
+    Map<String, Evidence> paragraphs = new LinkedHashMap<>();
+    String text = render(group, paragraphs);
+    String reason = "no attempt made";
+    long backoff = settings.backoffMillis();
+    for (int attempt = 1; attempt <= settings.attempts(); attempt++) {
+      if (attempt > 1) sleep(backoff *= (attempt > 2 ? 2 : 1));
+      String reply;
+      long start = System.nanoTime();
+      try {
+        reply = ask(text, max);
+      } catch (RuntimeException e) {
+        boolean timedOut = (System.nanoTime() - start) / 1e6 >= settings.timeoutSeconds() * 1000L - 50;
+        reason = timedOut ? "timeout: no reply within " + settings.timeoutSeconds() + " s (synthesis.llm.timeout_seconds)"
+            : "request failed: " + describe(e);
+        continue;
+      }
+      try {
+        return Outcome.of(parse(group.groupId(), reply, paragraphs, max), List.of());
+      } catch (InvalidReply e) {
+        reason = "invalid reply: " + e.getMessage();
+      }
+    }
+    return Outcome.failed("after " + settings.attempts() + " attempt(s): " + reason);
+  }
+
+  private String ask(String groupText, int max) {
+    ChatCompletion completion = client().chat().completions().create(ChatCompletionCreateParams.builder()
+        .model(settings.model())
+        .temperature(settings.temperature())
+        .responseFormat(ResponseFormatJsonObject.builder().build())
+        .addSystemMessage(PROMPT.replace("{max}", Integer.toString(max)))
+        .addUserMessage(groupText)
+        .build());
+    if (completion.choices().isEmpty()) throw new IllegalStateException("the reply has no choices");
+    return completion.choices().get(0).message().content().orElse("");
+  }
+
+  private synchronized OpenAIClient client() {
+    if (client == null) {
+      // Retries are ours (they also cover invalid replies), so the SDK makes one request per attempt.
+      client = OpenAIOkHttpClient.builder().baseUrl(settings.baseUrl()).apiKey(apiKey)
+          .timeout(Duration.ofSeconds(settings.timeoutSeconds())).maxRetries(0).build();
+    }
+    return client;
+  }
+
+  /** The group as the model reads it; fills {@code ids} with every paragraph id it shows. */
+  String render(GroupContext group, Map<String, Evidence> ids) {
+    int budget = settings.contextTokens() * 4 / Math.max(1, group.members().size());
+    StringBuilder out = new StringBuilder();
+    int p = 0;
+    for (GroupContext.Member m : group.members()) {
+      p++;
+      StringBuilder paper = new StringBuilder("## Paper P" + p + "\nTitle: " + m.title().strip() + "\nAbstract: "
+          + m.abstractText().strip() + "\n");
+      for (int j = 0; j < m.cleanParagraphs().size(); j++) {
+        String id = "P" + p + "." + (j + 1);
+        String line = "[" + id + "] " + m.cleanParagraphs().get(j) + "\n";
+        if (paper.length() + line.length() > budget) break;
+        paper.append(line);
+        ids.put(id, new Evidence(m.paperId(), m.cleanParagraphs().get(j)));
+      }
+      out.append(paper).append('\n');
+    }
+    return out.toString();
+  }
+
+  static List<Query> parse(String groupId, String reply, Map<String, Evidence> ids, int max) throws InvalidReply {
+    JsonNode root;
+    try {
+      root = JSON.readTree(reply.strip());
+    } catch (JsonProcessingException e) {
+      throw new InvalidReply("not JSON (" + e.getOriginalMessage() + ")");
+    }
+    if (root == null || !root.path("queries").isArray()) throw new InvalidReply("no 'queries' list");
+    if (root.path("queries").isEmpty()) throw new InvalidReply("the 'queries' list is empty");
+    List<Query> queries = new ArrayList<>();
+    int index = 0;
+    for (JsonNode q : root.path("queries")) {
+      index++;
+      String question = q.path("question").asText("").strip();
+      if (!q.path("question").isTextual() || question.isEmpty()) throw new InvalidReply("query " + index + " has no 'question' text");
+      if (!q.path("paragraphs").isArray() || q.path("paragraphs").isEmpty()) {
+        throw new InvalidReply("query " + index + " has no 'paragraphs' list");
+      }
+      List<Evidence> evidence = new ArrayList<>();
+      for (JsonNode id : q.path("paragraphs")) {
+        Evidence e = ids.get(id.asText().strip().replace("[", "").replace("]", ""));
+        if (e == null) throw new InvalidReply("query " + index + " names unknown paragraph '" + id.asText() + "'");
+        if (!evidence.contains(e)) evidence.add(e);
+      }
+      if (queries.size() < max) queries.add(new Query(groupId, question, evidence, NAME, null));
+    }
+    return queries;
+  }
+
+  /** A reply that cannot be used as a whole. */
+  static final class InvalidReply extends Exception {
+    InvalidReply(String message) {
+      super(message);
+    }
+  }
+
+  /** The exception and its causes: the SDK wraps what went wrong in a bare "Request failed". */
+  private static String describe(Throwable e) {
+    StringBuilder text = new StringBuilder(e.getClass().getSimpleName() + ": " + e.getMessage());
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      text.append(" (").append(c.getClass().getSimpleName()).append(": ").append(c.getMessage()).append(')');
+    }
+    return text.toString();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting to retry", e);
+    }
+  }
+
+  private static String prompt() {
+    try (InputStream in = LlmGenerator.class.getResourceAsStream("llm_prompt.txt")) {
+      if (in == null) throw new IllegalStateException("llm_prompt.txt is missing from the classpath");
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (client != null) client.close();
+  }
+}
