@@ -19,7 +19,7 @@ class IsolatedTreeTest {
   void aTreeRunsWithEveryReplInAWorkerProcess() {
     Path repo = Path.of(System.getProperty("arbor.repo", ".."));
     WorkerPoolConfig config = new WorkerPoolConfig(1, 16, 384, List.of("-XX:TieredStopAtLevel=1"),
-        WorkerPoolConfig.defaults().resourceCache(), Duration.ofSeconds(120), repo.resolve("udfs/target/sandbox-logs"));
+        WorkerPoolConfig.defaults().resourceCache(), Duration.ofSeconds(120), repo.resolve("udfs/target/sandbox-logs"), 1);
     Map<String, String> papers = new LinkedHashMap<>();
     papers.put("p1", "Paper One\nAbstract\nWe report an accuracy of 91.2 per-\ncent on the test set.");
     papers.put("p2", "Paper Two\nAbstract\nNothing relevant.");

@@ -43,7 +43,7 @@ final class TreesBench implements Benchmark {
     WorkerPoolConfig d = WorkerPoolConfig.defaults();
     int sessions = Math.max(64, queries * samples * 5 / workers + 1);
     WorkerPoolConfig pool = new WorkerPoolConfig(workers, sessions, 2048, d.jvmOptions(), d.resourceCache(),
-        d.startTimeout(), d.logDir());
+        d.startTimeout(), d.logDir(), Math.max(1, Runtime.getRuntime().availableProcessors() / workers));
     out.printf("bench trees: %d queries x %d samples, %d papers each, %d workers x %d sessions%n",
         qs.size(), samples, papers, workers, sessions);
     TreeLoadBench.Result r;

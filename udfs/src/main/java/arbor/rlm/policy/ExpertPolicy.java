@@ -78,17 +78,14 @@ public final class ExpertPolicy implements Policy {
           Now I rank the papers by how often the rarer question words occur, and delegate the relevant ones.
           ```repl
           import re, math
-          def words(text):
-              return set(re.findall(r"[a-z0-9]+", re.sub(r"-\\s*\\n\\s*", "", text.lower())))
-          qwords = words(" ".join(keywords))
-          docs = {pid: words(context[pid]) for pid in ids}
-          df = {w: sum(1 for pid in ids if w in docs[pid]) for w in qwords}
+          low = {pid: re.sub(r"-\\s*\\n\\s*", "", context[pid].lower()) for pid in ids}
+          qwords = {w for w in re.findall(r"[a-z0-9]+", " ".join(keywords).lower()) if len(w) > 2}
+          df = {w: sum(1 for pid in ids if w in low[pid]) for w in qwords}
           def score(pid):
-              low = re.sub(r"-\\s*\\n\\s*", "", context[pid].lower())
-              return sum(len(re.findall(r"\\b" + re.escape(w) + r"\\b", low)) * math.log(1 + len(ids) / (1 + df[w])) for w in qwords)
+              return sum(low[pid].count(w) * math.log(1 + len(ids) / (1 + df[w])) for w in qwords)
           scores = {pid: score(pid) for pid in ids}
           best = max(scores.values()) if scores else 0
-          relevant = [pid for pid in sorted(ids, key=lambda p: -scores[p]) if scores[pid] > 0 and scores[pid] >= 0.3 * best][:%d]
+          relevant = [pid for pid in sorted(ids, key=lambda p: -scores[p]) if scores[pid] > 0 and scores[pid] >= 0.15 * best][:%d]
           print({pid: round(scores[pid], 1) for pid in ids}, relevant)
           prompts = [question + "\\n\\n" + get_paper_abstract(context, pid) for pid in relevant]
           answers = rlm_query_batched(prompts, [context[pid] for pid in relevant]) if relevant else []
@@ -152,6 +149,9 @@ public final class ExpertPolicy implements Policy {
           for i in chosen:
               sentences = [s for s in re.split(r"(?<=[.!?])\\s+", paragraphs[i]) if len(s) >= 20] or [paragraphs[i]]
               best = max(sentences, key=lambda s: sum(idf[w] for w in set(tokens(s)) & qwords))
+              lines = best.split("\\n")
+              if len(lines) > 1 and len(lines[0]) < 60 and not lines[0].rstrip().endswith((".", ",", ";", ":")):
+                  best = "\\n".join(lines[1:])  # a heading glued to the sentence is no evidence
               words = best.split()
               span = extract_section(paragraphs[i], " ".join(words[:5]), " ".join(words[-4:]))
               if span and span not in evidence:

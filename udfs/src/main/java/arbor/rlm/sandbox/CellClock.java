@@ -15,6 +15,12 @@ final class CellClock {
     runningSince = System.nanoTime();
   }
 
+  /** Starts a cell that is not running yet: it waits for a CPU slot, and that wait is free. */
+  synchronized void startPaused() {
+    activeNanos = 0;
+    paused = 1;
+  }
+
   synchronized void pause() {
     if (paused++ == 0) {
       activeNanos += System.nanoTime() - runningSince;
@@ -31,13 +37,18 @@ final class CellClock {
     return paused > 0 ? activeNanos : activeNanos + System.nanoTime() - runningSince;
   }
 
-  /** A bridge that stops this clock while the host answers. */
-  HostBridge pausing(HostBridge bridge) {
+  /**
+   * A bridge that stops this clock and gives the cell's CPU slot back while the host answers, so
+   * that a parent waiting for its children neither spends its time limit nor starves them.
+   */
+  HostBridge pausing(HostBridge bridge, CpuSlots slots) {
     return (name, args) -> {
       pause();
+      slots.release();
       try {
         return bridge.call(name, args);
       } finally {
+        slots.acquire();
         resume();
       }
     };

@@ -13,19 +13,27 @@ import java.util.concurrent.TimeoutException;
  */
 public final class InProcessSandbox implements Sandbox {
   private final SandboxLimits limits;
+  private final CpuSlots slots;
   // Platform threads: Truffle contexts are entered from ordinary threads.
   private final ExecutorService cells = Executors.newCachedThreadPool(
       Thread.ofPlatform().daemon().name("arbor-cell-", 0).factory());
 
+  /** A sandbox whose cells compute at most one per core at a time. */
   public InProcessSandbox(SandboxLimits limits) {
+    this(limits, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** @param cellSlots cells computing at once; more wait, with their clocks stopped */
+  public InProcessSandbox(SandboxLimits limits, int cellSlots) {
     this.limits = limits;
+    this.slots = new CpuSlots(cellSlots);
   }
 
   @Override
   public SandboxSession open(String contextJson, HostBridge bridge) {
     CellClock clock = new CellClock();
     PythonSession python = PythonSession.open(
-        PythonEngine.shared(), contextJson, clock.pausing(bridge), limits.maxOutputChars());
+        PythonEngine.shared(), contextJson, clock.pausing(bridge, slots), limits.maxOutputChars());
     return new Session(python, clock);
   }
 
@@ -49,8 +57,17 @@ public final class InProcessSandbox implements Sandbox {
       if (lost) {
         return CellResult.lost("this REPL was lost earlier; start a new node\n", 0);
       }
-      clock.start();
-      Future<CellResult> cell = cells.submit(() -> python.run(code));
+      clock.startPaused();
+      Future<CellResult> cell = cells.submit(() -> {
+        slots.acquire();
+        clock.resume();
+        try {
+          return python.run(code);
+        } finally {
+          clock.pause();
+          slots.release();
+        }
+      });
       CellResult result = CellWatch.await(cell, clock, limits, new CellWatch.Stopper() {
         @Override
         public void interrupt() {

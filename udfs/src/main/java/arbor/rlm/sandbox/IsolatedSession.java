@@ -21,7 +21,8 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
     this.pool = pool;
     this.worker = worker;
     this.sid = sid;
-    this.bridge = clock.pausing(bridge);
+    // The worker says when the cell computes (Running messages); the clock follows it.
+    this.bridge = bridge;
     this.limits = limits;
   }
 
@@ -35,7 +36,7 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
     if (lostBecause != null) {
       cell.complete(CellResult.lost(lostBecause, 0));
     }
-    clock.start();
+    clock.startPaused();
     try {
       worker.send(new WorkerProtocol.Exec(sid, code));
     } catch (IOException e) {
@@ -82,6 +83,15 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
       return new Reply(call.callId(), null, e.getMessage());
     } catch (RuntimeException e) {
       return new Reply(call.callId(), null, call.name() + " failed: " + e);
+    }
+  }
+
+  @Override
+  public void onRunning(boolean computing) {
+    if (computing) {
+      clock.resume();
+    } else {
+      clock.pause();
     }
   }
 

@@ -10,6 +10,7 @@ import arbor.rlm.sandbox.WorkerProtocol.Opened;
 import arbor.rlm.sandbox.WorkerProtocol.Ready;
 import arbor.rlm.sandbox.WorkerProtocol.Reply;
 import arbor.rlm.sandbox.WorkerProtocol.Result;
+import arbor.rlm.sandbox.WorkerProtocol.Running;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -35,6 +36,7 @@ import org.graalvm.polyglot.Engine;
  */
 public final class WorkerMain {
   private final DataOutputStream out;
+  private final CpuSlots slots;
   private final Engine engine = PythonEngine.shared();
   private final Map<Long, PythonSession> sessions = new ConcurrentHashMap<>();
   private final Map<Long, CompletableFuture<Reply>> calls = new ConcurrentHashMap<>();
@@ -43,8 +45,9 @@ public final class WorkerMain {
   private final ExecutorService threads = Executors.newCachedThreadPool(
       Thread.ofPlatform().daemon().name("arbor-worker-", 0).factory());
 
-  private WorkerMain(DataOutputStream out) {
+  private WorkerMain(DataOutputStream out, int cellSlots) {
     this.out = out;
+    this.slots = new CpuSlots(cellSlots);
   }
 
   public static void main(String[] args) throws IOException {
@@ -54,7 +57,8 @@ public final class WorkerMain {
     System.setOut(System.err);
     ProcessHandle.current().parent().ifPresent(
         parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
-    new WorkerMain(protocol).serve(new DataInputStream(new BufferedInputStream(System.in)));
+    int cellSlots = args.length > 0 ? Integer.parseInt(args[0]) : Runtime.getRuntime().availableProcessors();
+    new WorkerMain(protocol, cellSlots).serve(new DataInputStream(new BufferedInputStream(System.in)));
     Runtime.getRuntime().halt(0);
   }
 
@@ -98,9 +102,18 @@ public final class WorkerMain {
 
   private void exec(Exec exec) {
     PythonSession session = sessions.get(exec.sid());
-    CellResult result = session == null
-        ? CellResult.lost("no REPL " + exec.sid() + " in this worker\n", 0)
-        : session.run(exec.code());
+    if (session == null) {
+      send(new Result(exec.sid(), CellResult.lost("no REPL " + exec.sid() + " in this worker\n", 0)));
+      return;
+    }
+    CellResult result;
+    slots.acquire();
+    send(new Running(exec.sid(), true));
+    try {
+      result = session.run(exec.code());
+    } finally {
+      slots.release();
+    }
     send(new Result(exec.sid(), result));
   }
 
@@ -119,6 +132,9 @@ public final class WorkerMain {
     long id = callIds.incrementAndGet();
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     calls.put(id, reply);
+    // Waiting for the host (a child may take minutes) holds no CPU slot and stops the clock.
+    slots.release();
+    send(new Running(sid, false));
     send(new Call(sid, id, name, argsJson));
     try {
       Reply r = reply.get();
@@ -133,6 +149,8 @@ public final class WorkerMain {
       throw new HostBridge.HostCallException(name + " failed: " + e.getCause());
     } finally {
       calls.remove(id);
+      slots.acquire();
+      send(new Running(sid, true));
     }
   }
 

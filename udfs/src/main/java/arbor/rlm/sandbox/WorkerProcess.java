@@ -6,6 +6,7 @@ import arbor.rlm.sandbox.WorkerProtocol.Opened;
 import arbor.rlm.sandbox.WorkerProtocol.Ready;
 import arbor.rlm.sandbox.WorkerProtocol.Reply;
 import arbor.rlm.sandbox.WorkerProtocol.Result;
+import arbor.rlm.sandbox.WorkerProtocol.Running;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -35,6 +36,9 @@ final class WorkerProcess implements AutoCloseable {
     Reply onCall(Call call);
 
     void onLost(String why);
+
+    /** The cell got a CPU slot ({@code true}) or gave it back to wait for the host. */
+    void onRunning(boolean running);
   }
 
   private final int index;
@@ -97,6 +101,7 @@ final class WorkerProcess implements AutoCloseable {
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(WorkerMain.class.getName());
+    cmd.add(String.valueOf(config.cellsPerWorker()));
     return cmd;
   }
 
@@ -224,6 +229,12 @@ final class WorkerProcess implements AutoCloseable {
         Listener listener = listeners.get(r.sid());
         if (listener != null) {
           listener.onResult(r.result());
+        }
+      }
+      case Running r -> {
+        Listener listener = listeners.get(r.sid());
+        if (listener != null) {
+          listener.onRunning(r.running());
         }
       }
       case Call c -> Thread.ofVirtual().name("arbor-host-call-" + c.callId()).start(() -> {

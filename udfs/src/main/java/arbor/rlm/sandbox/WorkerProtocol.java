@@ -25,7 +25,8 @@ final class WorkerProtocol {
       @JsonSubTypes.Type(value = Ready.class, name = "ready"),
       @JsonSubTypes.Type(value = Opened.class, name = "opened"),
       @JsonSubTypes.Type(value = Result.class, name = "result"),
-      @JsonSubTypes.Type(value = Call.class, name = "call")})
+      @JsonSubTypes.Type(value = Call.class, name = "call"),
+      @JsonSubTypes.Type(value = Running.class, name = "running")})
   sealed interface Message {}
 
   // host -> worker
@@ -48,6 +49,12 @@ final class WorkerProtocol {
   record Result(long sid, CellResult result) implements Message {}
 
   record Call(long sid, long callId, String name, String argsJson) implements Message {}
+
+  /**
+   * A cell started or stopped computing: it got a CPU slot, or gave it back to wait for a host
+   * callback. The host's clock for the cell runs only in between.
+   */
+  record Running(long sid, boolean running) implements Message {}
 
   static void write(DataOutputStream out, Message message) throws IOException {
     byte[] bytes = Json.MAPPER.writeValueAsBytes(message);

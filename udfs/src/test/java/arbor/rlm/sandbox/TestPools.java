@@ -18,7 +18,7 @@ final class TestPools {
     String repo = System.getProperty("arbor.repo", ".");
     return new WorkerPoolConfig(workers, 64, 384, List.of("-XX:TieredStopAtLevel=1"),
         WorkerPoolConfig.defaults().resourceCache(), Duration.ofSeconds(120),
-        Path.of(repo, "udfs", "target", "sandbox-logs"));
+        Path.of(repo, "udfs", "target", "sandbox-logs"), 2);
   }
 
   private static final class Holder {
