@@ -20,6 +20,7 @@ public final class BenchJob implements Job {
     all.put("expert", new ExpertBench());
     all.put("trees", new TreesBench());
     all.put("groups", new GroupsBench());
+    all.put("repl", new ReplBench());
     return all;
   }
 

@@ -16,15 +16,27 @@ public record PaperText(String id, String text, String title, String abstractTex
   private static final Pattern BLOCK_END = Pattern.compile("\\n[ \\t]*\\n|\\n[ \\t]*#");
 
   public static PaperText parse(String id, String text) {
-    String title = firstNonBlankLine(text).replaceFirst("^#+\\s*", "").strip();
+    String title = titleOf(text);
     return new PaperText(id, text, title, findAbstract(text, title));
   }
 
+  /** The title line alone, without reading the abstract. */
+  public static String titleOf(String text) {
+    return firstNonBlankLine(text).replaceFirst("^#+\\s*", "").strip();
+  }
+
   private static String firstNonBlankLine(String text) {
-    for (String line : text.split("\\R", 50)) {
-      if (!line.isBlank()) {
-        return line;
+    int start = 0;
+    while (start < text.length()) {
+      int end = text.indexOf('\n', start);
+      if (end < 0) {
+        end = text.length();
       }
+      String line = text.substring(start, end);
+      if (!line.isBlank()) {
+        return line.strip();
+      }
+      start = end + 1;
     }
     return "";
   }

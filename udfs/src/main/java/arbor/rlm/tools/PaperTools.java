@@ -60,17 +60,18 @@ public final class PaperTools {
     StringBuilder out = new StringBuilder();
     List<String> snippets = new ArrayList<>();
     int hitPapers = 0;
-    for (PaperText paper : parse(papers)) {
-      List<Span> spans = hits(paper.text(), pattern, window, bidirectional);
+    for (Map.Entry<String, String> paper : papers.entrySet()) {
+      String text = paper.getValue();
+      List<Span> spans = hits(text, pattern, window, bidirectional);
       if (spans.isEmpty()) {
         continue;
       }
       hitPapers++;
-      out.append("=== ").append(paper.id()).append(": ").append(paper.title()).append(" (")
+      out.append("=== ").append(paper.getKey()).append(": ").append(PaperText.titleOf(text)).append(" (")
           .append(spans.size()).append(spans.size() == 1 ? " snippet" : " snippets")
           .append(") ===\n");
       for (Span span : spans) {
-        String snippet = paper.text().substring(span.start(), span.end());
+        String snippet = text.substring(span.start(), span.end());
         out.append('[').append(snippets.size()).append("] ").append(snippet).append("\n\n");
         snippets.add(snippet);
       }
@@ -92,12 +93,11 @@ public final class PaperTools {
 
   static List<Span> hits(String text, TolerantPattern pattern, int window, boolean bidirectional) {
     List<Span> spans = new ArrayList<>();
-    Matcher m = pattern.matcher(text);
-    while (m.find()) {
-      int start = bidirectional ? m.start() - window / 2 : m.start();
-      int end = bidirectional ? m.end() + window / 2 : m.start() + window;
+    for (int[] m : pattern.findAll(text)) {
+      int start = bidirectional ? m[0] - window / 2 : m[0];
+      int end = bidirectional ? m[1] + window / 2 : m[0] + window;
       start = Math.max(0, start);
-      end = Math.min(text.length(), Math.max(end, m.end()));
+      end = Math.min(text.length(), Math.max(end, m[1]));
       Span widened = trim(text, new Span(widenLeft(text, start, window), widenRight(text, end, window)));
       Span last = spans.isEmpty() ? null : spans.getLast();
       if (last != null && widened.start() <= last.end()) {

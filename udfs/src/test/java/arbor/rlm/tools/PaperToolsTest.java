@@ -193,4 +193,27 @@ class PaperToolsTest {
     String msg = PaperTools.paperAbstract(papers(), "p9").value();
     assertTrue(msg.startsWith("Error: unknown paper id 'p9'") && msg.contains("[p1, p2]"), msg);
   }
+
+  @Test
+  void theFastScanFindsExactlyWhatTheRegexFinds() {
+    java.util.Random random = new java.util.Random(3);
+    String alphabet = "abcnN eE-\n.rtAB";
+    for (int round = 0; round < 200; round++) {
+      StringBuilder text = new StringBuilder();
+      for (int i = 0; i < 400; i++) {
+        text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String t = round % 10 == 0 ? NOISY : text.toString();
+      for (String kw : List.of("ne", "an a", "e", "abc", "n-e", "parameters", "b.r", "NE  Ab")) {
+        TolerantPattern p = TolerantPattern.of(kw);
+        java.util.regex.Matcher m = p.matcher(t);
+        List<String> slow = new java.util.ArrayList<>();
+        while (m.find()) {
+          slow.add(m.start() + "-" + m.end());
+        }
+        List<String> fast = p.findAll(t).stream().map(a -> a[0] + "-" + a[1]).toList();
+        assertEquals(slow, fast, kw + " in round " + round);
+      }
+    }
+  }
 }
