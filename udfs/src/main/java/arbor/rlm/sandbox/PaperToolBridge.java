@@ -14,6 +14,35 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
  * that holds the context (no host round trip) and read the Python strings directly.
  */
 final class PaperToolBridge implements ProxyExecutable {
+  private static final String CONTEXT_REF = "\u0000context";
+  private static final String PAPER_REF = "\u0000paper:";
+
+  /** The node's context as Java holds it: a map of paper id to text, or one text. */
+  private final Map<String, String> papers;
+  private final String single;
+
+  /** @param contextJson the node's context, parsed once so that tools can refer to it */
+  PaperToolBridge(String contextJson) {
+    Map<String, String> map = null;
+    String text = null;
+    try {
+      com.fasterxml.jackson.databind.JsonNode node = Json.MAPPER.readTree(contextJson);
+      if (node.isTextual()) {
+        text = node.asText();
+      } else if (node.isObject()) {
+        map = new LinkedHashMap<>();
+        for (var it = node.fields(); it.hasNext(); ) {
+          var f = it.next();
+          map.put(f.getKey(), f.getValue().asText());
+        }
+      }
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("the context is not JSON: " + e.getOriginalMessage(), e);
+    }
+    this.papers = map;
+    this.single = text;
+  }
+
   @Override
   public Object execute(Value... args) {
     ObjectNode reply = Json.MAPPER.createObjectNode();
@@ -44,9 +73,16 @@ final class PaperToolBridge implements ProxyExecutable {
     return args[i];
   }
 
-  private static Map<String, String> papers(Value ctx, String tool) {
+  private Map<String, String> papers(Value ctx, String tool) {
     if (ctx.isString()) {
-      return PaperTools.singlePaper(ctx.asString());
+      String s = ctx.asString();
+      if (s.equals(CONTEXT_REF)) {
+        return papers != null ? papers : PaperTools.singlePaper(single);
+      }
+      if (s.startsWith(PAPER_REF) && papers != null && papers.containsKey(s.substring(PAPER_REF.length()))) {
+        return PaperTools.singlePaper(papers.get(s.substring(PAPER_REF.length())));
+      }
+      return PaperTools.singlePaper(s);
     }
     if (ctx.hasHashEntries()) {
       Map<String, String> map = new LinkedHashMap<>();

@@ -73,7 +73,7 @@ public final class PythonSession implements AutoCloseable {
       context.eval(PRELUDE);
       Value install = context.getBindings("python").getMember("__arbor_install");
       context.getBindings("python").removeMember("__arbor_install");
-      Value fns = install.execute(new HostCallProxy(bridge), new PaperToolBridge(), contextJson,
+      Value fns = install.execute(new HostCallProxy(bridge), new PaperToolBridge(contextJson), contextJson,
           String.join(",", ALLOWED_MODULES));
       out.take();
       err.take();

@@ -21,12 +21,14 @@ public final class TolerantPattern {
   private final String phrase;
   private final Pattern pattern;
   private final char first;
+  private final char firstUpper;
   private final char second;
 
   private TolerantPattern(String phrase, Pattern pattern) {
     this.phrase = phrase;
     this.pattern = pattern;
     this.first = Character.toLowerCase(phrase.charAt(0));
+    this.firstUpper = Character.toUpperCase(first);
     this.second = phrase.length() > 1 ? Character.toLowerCase(phrase.charAt(1)) : 0;
   }
 
@@ -77,7 +79,10 @@ public final class TolerantPattern {
     int n = text.length();
     int i = 0;
     while (i < n) {
-      if (Character.toLowerCase(text.charAt(i)) != first || !secondMayFollow(text, i + 1)) {
+      char c = text.charAt(i);
+      // Plain comparisons first: case-folding every character of a long text costs more.
+      boolean candidate = c == first || c == firstUpper || (c >= 128 && Character.toLowerCase(c) == first);
+      if (!candidate || !secondMayFollow(text, i + 1)) {
         i++;
         continue;
       }

@@ -100,17 +100,28 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         return call_host("rlm_query_batched", list(prompts),
                          None if context_list is None else list(context_list))
 
+    def known(x):
+        # The tools hold the node's context already: an unchanged context, or one of its papers,
+        # is passed by reference instead of copying hundreds of kilobytes into Java per call.
+        if x is context and (x is pristine or x == pristine):
+            return "\x00context"
+        if isinstance(x, str) and isinstance(pristine, dict):
+            for pid, text in pristine.items():
+                if text is x:
+                    return "\x00paper:" + pid
+        return x
+
     def list_papers(ctx):
-        return call_tool("list_papers", ctx)
+        return call_tool("list_papers", known(ctx))
 
     def search(text_or_ctx, keyword, window=300, bidirectional=True):
-        return call_tool("search", text_or_ctx, keyword, window, bidirectional)
+        return call_tool("search", known(text_or_ctx), keyword, window, bidirectional)
 
     def extract_section(snippet, start_phrase, end_phrase):
         return call_tool("extract_section", snippet, start_phrase, end_phrase)
 
     def get_paper_abstract(ctx, paper_id):
-        return call_tool("get_paper_abstract", ctx, paper_id)
+        return call_tool("get_paper_abstract", known(ctx), paper_id)
 
     context = json.loads(context_json)
     pristine = dict(context) if isinstance(context, dict) else context
