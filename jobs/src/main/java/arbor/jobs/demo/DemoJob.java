@@ -7,20 +7,36 @@ import arbor.jobs.setup.SetupJob;
 import arbor.jobs.synthesize.DatasetBuilder;
 import arbor.jobs.synthesize.SynthesizeJob;
 import arbor.jobs.sql.TextTable;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmContext;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.TreePrinter;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.sandbox.WorkerPool;
+import arbor.rlm.sandbox.WorkerPoolConfig;
 import arbor.warehouse.Table;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
 
 /**
  * {@code arbor demo}: the pipeline on embedded defaults, end to end as far as it exists: fetch
- * the demo corpus, ingest it, summarise the papers table, then synthesize the dataset (groups
- * and queries) from it and show a sample.
+ * the demo corpus, ingest it, summarise the papers table, synthesize the dataset (groups and
+ * queries) from it and show a sample, and run one scripted RLM tree over a few of the papers,
+ * printed as it unfolds.
  */
 public final class DemoJob implements Job {
+  /** A question every statistics paper of the demo corpus has something to say about. */
+  static final String DEMO_QUESTION = "Which data sets are used to illustrate the methods?";
 
   @Override
   public String summary() {
-    return "run the pipeline on embedded defaults: setup, ingest the demo corpus, synthesize the dataset";
+    return "run the pipeline on embedded defaults: setup, ingest the demo corpus, synthesize the dataset, one RLM tree";
   }
 
   @Override
@@ -31,13 +47,13 @@ public final class DemoJob implements Job {
   @Override
   public int run(JobContext context) throws Exception {
     long start = System.nanoTime();
-    context.out().println("== demo 1/4: setup");
+    context.out().println("== demo 1/5: setup");
     if (SetupJob.setup(context, context.config().setup().packages(), true) != 0) return 1;
-    context.out().println("== demo 2/4: ingest");
+    context.out().println("== demo 2/5: ingest");
     Path corpus = Path.of(context.config().dataDir(), "corpus").toAbsolutePath();
     IngestJob.Summary ingest = IngestJob.ingest(context, List.of(corpus.toString()));
     if (ingest.papers() == 0) return 1;
-    context.out().println("== demo 3/4: the papers table");
+    context.out().println("== demo 3/5: the papers table");
     var papers = context.warehouse().read(Table.PAPERS);
     papers.createOrReplaceTempView("papers");
     context.out().print(TextTable.render(context.spark().sql("""
@@ -48,7 +64,7 @@ public final class DemoJob implements Job {
         SELECT source, noisy_source, count(*) AS papers, sum(size(clean_paragraphs)) AS paragraphs,
                round(avg(length(noisy_text))) AS avg_noisy_chars
         FROM papers GROUP BY source, noisy_source ORDER BY source"""), 20));
-    context.out().println("== demo 4/4: synthesize (embeddings, groups, queries)");
+    context.out().println("== demo 4/5: synthesize (embeddings, groups, queries)");
     DatasetBuilder.Summary dataset = SynthesizeJob.synthesize(context);
     if (dataset.queriesTotal() == 0) return 1;
     context.warehouse().registerViews();
@@ -57,6 +73,21 @@ public final class DemoJob implements Job {
                size(g.paper_ids) AS group_size, q.question
         FROM queries q JOIN paper_groups g ON q.group_id = g.group_id
         ORDER BY q.query_id LIMIT 12"""), 200));
+    context.out().println("== demo 5/5: one scripted RLM tree over three of the papers");
+    Map<String, String> three = new LinkedHashMap<>();
+    for (Row row : context.spark().sql("SELECT paper_id, noisy_text FROM papers ORDER BY paper_id LIMIT 3").collectAsList()) {
+      three.put(row.getString(0), row.getString(1));
+    }
+    Path promptDir = Path.of("conf", "prompts");
+    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
+        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
+    try (WorkerPool sandbox = new WorkerPool(WorkerPoolConfig.defaults(), SandboxLimits.defaults())) {
+      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
+          RlmLimits.defaults(), new TreePrinter(context.out()));
+      TreeRunner.TreeResult tree = runner.run("demo", DEMO_QUESTION, new RlmContext.Papers(three));
+      context.out().printf("demo: the tree ended %s with %d nodes; its answer: %s%n", tree.root().status().key(),
+          tree.nodes().size(), tree.root().finalAnswerJson());
+    }
     context.out().printf("demo: done in %.0f s; explore with bin/arbor sql \"SELECT question, evidence FROM queries\"%n",
         (System.nanoTime() - start) / 1e9);
     return 0;
