@@ -136,15 +136,25 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
 
     # restore and run bind every name they use at definition time: model code may clear the
     # builtins or the json module's functions, and must still get a working REPL back.
-    def restore(isinstance=isinstance, dict=dict, list=list, sys=sys, builtins=builtins):
+    def restore(isinstance=isinstance, dict=dict, list=list, sys=sys, builtins=builtins,
+                BaseException=BaseException):
         sys.stdout, sys.stderr = real_stdout, real_stderr
         current = builtins.__dict__
-        for k in list(current):
-            if k not in saved_builtins:
-                del current[k]
-        for k, v in saved_builtins.items():
-            if current.get(k) is not v:
-                current[k] = v
+        # One dict comparison in the runtime instead of hundreds of interpreted lookups, when (as
+        # almost always) the cell left the builtins alone. An object whose __eq__ always says yes
+        # could keep a replaced builtin in its own REPL; that gains nothing the guard's closure
+        # does not already give, and the context's restrictions hold either way.
+        try:
+            intact = current == saved_builtins
+        except BaseException:
+            intact = False
+        if not intact:
+            for k in list(current):
+                if k not in saved_builtins:
+                    del current[k]
+            for k, v in saved_builtins.items():
+                if current.get(k) is not v:
+                    current[k] = v
         ns.update(reserved)
         ns["__builtins__"] = builtins
         if isinstance(context, dict) and context != pristine:
