@@ -21,17 +21,19 @@ final class ReplBench implements Benchmark {
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
-    Args args = Args.parse("bench repl", ctx.args(), Set.of(), Set.of("qasper", "papers", "reps", "python"));
+    Args args = Args.parse("bench repl", ctx.args(), Set.of(), Set.of("qasper", "papers", "reps", "warmup", "python"));
     Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
     int papers = Integer.parseInt(args.value("papers").orElse("10"));
-    int reps = Integer.parseInt(args.value("reps").orElse("30"));
+    int reps = Integer.parseInt(args.value("reps").orElse("50"));
+    int warmup = Integer.parseInt(args.value("warmup").orElse("50"));
     String python = args.value("python").orElse("/usr/bin/python3");
     RlmContext.Papers context = ReplLatencyBench.context(qasper, papers);
     ReplLatencyBench.Result r;
     try (WorkerPool pool = new WorkerPool(WorkerPoolConfig.defaults(), SandboxLimits.defaults())) {
-      r = ReplLatencyBench.run(context, pool, python, reps);
+      r = ReplLatencyBench.run(context, pool, python, warmup, reps);
     }
-    out.printf("bench repl: %d papers, %d characters, %d repetitions (after 5 warm-up)%n", papers, r.contextChars(), reps);
+    out.printf("bench repl: %d papers, %d characters, %d repetitions after %d warm-up turns%n", papers,
+        r.contextChars(), reps, warmup);
     out.printf("bench repl: turn   p50 %.1f ms / p99 %.1f ms in Arbor's sandbox, p50 %.1f ms / p99 %.1f ms in CPython%n",
         r.arborTurn().p50(), r.arborTurn().p99(), r.cpythonTurn().p50(), r.cpythonTurn().p99());
     out.printf("bench repl: search p50 %.1f ms in Arbor's sandbox, %.1f ms in CPython%n",

@@ -66,11 +66,16 @@ public final class ReplLatencyBench {
     return new RlmContext.Papers(map);
   }
 
-  public static Result run(RlmContext.Papers context, Sandbox sandbox, String python, int reps) throws IOException {
+  /**
+   * @param warmup turns run on both sides before measuring: a long-running executor's sandbox
+   *     has its tools compiled by the JIT, a fresh worker's first turns do not
+   */
+  public static Result run(RlmContext.Papers context, Sandbox sandbox, String python, int warmup, int reps)
+      throws IOException {
     int chars = context.byId().values().stream().mapToInt(String::length).sum();
     try (SandboxSession arbor = sandbox.open(context.toJson(), HostBridge.NONE);
         CPython cpython = new CPython(python, context)) {
-      for (int i = 0; i < 5; i++) { // warm-up both sides
+      for (int i = 0; i < warmup; i++) {
         check(arbor.execute(TURN));
         cpython.exec(TURN);
       }

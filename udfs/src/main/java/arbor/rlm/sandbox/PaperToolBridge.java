@@ -1,16 +1,17 @@
 package arbor.rlm.sandbox;
 
 import arbor.rlm.tools.PaperTools;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.graalvm.polyglot.Value;
+import java.util.List;
+import org.graalvm.polyglot.proxy.ProxyArray;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 
 /**
  * Exposes {@link PaperTools} to Python as one callable {@code tool_call(name, *args)} returning
- * JSON {@code {"printed": ..., "value": ...}} or {@code {"error": ...}}. The tools run in the JVM
+ * {@code [printed, value, error]}. The tools run in the JVM
  * that holds the context (no host round trip) and read the Python strings directly.
  */
 final class PaperToolBridge implements ProxyExecutable {
@@ -45,7 +46,8 @@ final class PaperToolBridge implements ProxyExecutable {
 
   @Override
   public Object execute(Value... args) {
-    ObjectNode reply = Json.MAPPER.createObjectNode();
+    // The reply is [printed, value, error]: strings and arrays of strings cross as proxies, with
+    // no JSON to encode here and to decode in the (interpreted) Python on the other side.
     String name = args.length > 0 && args[0].isString() ? args[0].asString() : "?";
     try {
       PaperTools.Output<?> out = switch (name) {
@@ -58,12 +60,12 @@ final class PaperToolBridge implements ProxyExecutable {
             string(arg(args, 2), "paper_id"));
         default -> throw new IllegalArgumentException("unknown tool " + name);
       };
-      reply.put("printed", out.printed());
-      reply.set("value", Json.MAPPER.valueToTree(out.value()));
+      Object value = out.value() instanceof List<?> list
+          ? ProxyArray.fromList(new java.util.ArrayList<Object>(list)) : out.value();
+      return ProxyArray.fromArray(out.printed(), value, null);
     } catch (IllegalArgumentException e) {
-      reply.put("error", name + ": " + e.getMessage());
+      return ProxyArray.fromArray("", null, name + ": " + e.getMessage());
     }
-    return Json.write(reply);
   }
 
   private static Value arg(Value[] args, int i) {

@@ -47,12 +47,13 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         return reply["value"]
 
     def call_tool(name, *args):
-        reply = loads(tool_call(name, *args))
-        if reply.get("printed"):
-            print(reply["printed"], end="")
-        if "error" in reply:
-            raise ValueError(reply["error"])
-        return reply["value"]
+        printed, value, error = tool_call(name, *args)
+        if printed:
+            print(printed, end="")
+        if error is not None:
+            raise ValueError(error)
+        # Lists come back as host arrays: hand the model a real list of str.
+        return value if value is None or isinstance(value, str) else list(value)
 
     def submit(value):
         try:
