@@ -39,6 +39,9 @@ class TreeRunnerTest {
   @BeforeAll
   static void start() {
     sandbox = new InProcessSandbox(new SandboxLimits(Duration.ofSeconds(20), Duration.ofSeconds(2), 20_000));
+    // The first GraalPy context of a JVM takes seconds; a test with a short tree budget must not
+    // spend it there, whatever order the tests run in.
+    run(Map.of("root", List.of("FINAL('warm')")), RlmLimits.defaults());
   }
 
   @AfterAll
@@ -140,14 +143,14 @@ class TreeRunnerTest {
 
   @Test
   void theTreeWallTimeStopsTheRootAndCancelsItsRunningChildren() {
-    RlmLimits quick = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofSeconds(2));
+    RlmLimits quick = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofSeconds(4));
     long t0 = System.nanoTime();
     TreeRunner.TreeResult tree = run(Map.of(
         "root", List.of("```repl\nFINAL(rlm_query_batched(['spin', 'spin'], ['x', 'y']))\n```"),
         "root.0", List.of("```repl\nwhile True:\n  pass\n```"),
         "root.1", List.of("```repl\nwhile True:\n  pass\n```")), quick);
     long seconds = (System.nanoTime() - t0) / 1_000_000_000;
-    assertTrue(seconds < 10, "took " + seconds + " s");
+    assertTrue(seconds < 15, "took " + seconds + " s");
     assertEquals(NodeStatus.BUDGET, tree.root().status());
     assertNull(tree.root().finalAnswerJson());
     assertEquals(NodeStatus.CANCELLED, node(tree, "root.0").status());
