@@ -97,6 +97,20 @@ public final class ConfigLoader {
     atLeast(c, "synthesis.llm.backoff_millis", 0);
     check(c, "synthesis.refresh.seed_fraction", v -> v >= 0 && v <= 1, "a fraction between 0 and 1");
     validatePolicies(c);
+    validateRuntime(c);
+  }
+
+  private static void validateRuntime(Config c) {
+    atLeast(c, "repl.max_output_chars", 100);
+    atLeast(c, "sandbox.workers", 1);
+    atLeast(c, "sandbox.sessions_per_worker", 1);
+    atLeast(c, "sandbox.worker_heap_mb", 128);
+    atLeast(c, "sandbox.cells_per_worker", 0);
+    atLeast(c, "rlm.max_turns", 1);
+    atLeast(c, "rlm.max_depth", 0);
+    atLeast(c, "rlm.max_children", 0);
+    atLeast(c, "rlm.max_nodes", 1);
+    atLeast(c, "rlm.max_tokens_per_tree", 1);
   }
 
   private static void validatePolicies(Config c) {

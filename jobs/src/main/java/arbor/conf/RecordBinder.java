@@ -10,6 +10,7 @@ import com.typesafe.config.ConfigValueType;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,6 +70,7 @@ final class RecordBinder {
       if (type == long.class || type == Long.class) return config.getLong(key);
       if (type == double.class || type == Double.class) return config.getDouble(key);
       if (type == boolean.class || type == Boolean.class) return config.getBoolean(key);
+      if (type == Duration.class) return config.getDuration(key);
       if (type.isEnum()) return enumValue(raw, key, type);
       if (type.isRecord()) {
         if (raw.valueType() != ConfigValueType.OBJECT) throw typeError(key, raw, "an object { ... }");
@@ -76,7 +78,7 @@ final class RecordBinder {
       }
       if (type == List.class) return list(config, key, raw, element(generic, 0));
       if (type == Map.class) return stringMap(config, key, raw);
-    } catch (ConfigException.WrongType e) {
+    } catch (ConfigException.WrongType | ConfigException.BadValue e) {
       throw typeError(key, raw, expectedName(type));
     }
     throw new ConfigError("key '" + key + "' has a type the binder does not support: " + generic);
@@ -137,6 +139,7 @@ final class RecordBinder {
     if (type == int.class || type == Integer.class || type == long.class || type == Long.class) return "an integer";
     if (type == double.class || type == Double.class) return "a number";
     if (type == boolean.class || type == Boolean.class) return "true or false";
+    if (type == Duration.class) return "a duration such as 30s, 500ms or 10m";
     return type.getSimpleName();
   }
 

@@ -91,4 +91,20 @@ class ConfigLoaderTest {
     assertTrue(assertThrows(ConfigError.class, () -> ConfigLoader.load(List.of(broken.toString()), List.of()))
         .getMessage().contains("broken.conf"));
   }
+
+  @Test
+  void runtimeLimitsBindWithDurationsAndBecomeTheRuntimeRecords() {
+    ArborConfig c = ConfigLoader.load(List.of(), List.of("repl.cell_wall_time=5s", "rlm.on_max_turns=ask", "sandbox.workers=3"));
+    assertEquals(java.time.Duration.ofSeconds(5), c.repl().limits().cellWallTime());
+    assertEquals(arbor.rlm.RlmLimits.OnMaxTurns.ASK, c.rlm().limits(c.repl()).onMaxTurns());
+    assertEquals(20_000, c.rlm().limits(c.repl()).maxOutputChars());
+    assertEquals(3, c.sandbox().pool().workers());
+    assertEquals(java.time.Duration.ofMinutes(10), c.rlm().treeWallTime());
+  }
+
+  @Test
+  void aDurationThatIsNotOneSaysWhatADurationLooksLike() {
+    ConfigError e = assertThrows(ConfigError.class, () -> ConfigLoader.load(List.of(), List.of("rlm.tree_wall_time=soon")));
+    assertTrue(e.getMessage().contains("key 'rlm.tree_wall_time' (--set rlm.tree_wall_time=soon): expected a duration"), e.getMessage());
+  }
 }

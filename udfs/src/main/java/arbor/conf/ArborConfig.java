@@ -18,10 +18,13 @@ public record ArborConfig(
     IngestSettings ingest,
     SetupSettings setup,
     PolicySettings policy,
-    SynthesisSettings synthesis) implements Serializable {
+    SynthesisSettings synthesis,
+    ReplSettings repl,
+    SandboxSettings sandbox,
+    RlmSettings rlm) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm);
   }
 }

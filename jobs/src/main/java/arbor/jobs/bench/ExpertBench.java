@@ -2,14 +2,11 @@ package arbor.jobs.bench;
 
 import arbor.jobs.Args;
 import arbor.rlm.Prompts;
-import arbor.rlm.RlmLimits;
 import arbor.rlm.bench.ExpertEvidenceBench;
 import arbor.rlm.bench.QasperQuestion;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.sandbox.InProcessSandbox;
-import arbor.rlm.sandbox.SandboxLimits;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,14 +33,13 @@ final class ExpertBench implements Benchmark {
     long seed = Long.parseLong(args.value("seed").orElse("1"));
     int concurrency = Integer.parseInt(args.value("concurrency").orElse(
         String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors()))));
-    Path promptDir = Path.of("conf", "prompts");
-    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
-        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
+    var c = ctx.config();
+    Prompts prompts = c.rlm().loadPrompts();
     List<QasperQuestion> questions = ExpertEvidenceBench.sample(qasper, limit, seed);
     out.printf("bench expert: %d answerable QASPER questions (seed %d) from %s%n", questions.size(), seed, qasper);
     ExpertEvidenceBench.Result r;
-    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      r = ExpertEvidenceBench.run(qasper, questions, sandbox, prompts, RlmLimits.defaults(),
+    try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits())) {
+      r = ExpertEvidenceBench.run(qasper, questions, sandbox, prompts, c.rlm().limits(c.repl()),
           ExpertPolicy.Settings.defaults(), concurrency, out);
     }
     out.printf("bench expert: evidence F1  expert %.3f | BM25 top-1 %.3f  top-2 %.3f  top-3 %.3f%n",

@@ -3,9 +3,7 @@ package arbor.jobs.bench;
 import arbor.jobs.Args;
 import arbor.rlm.RlmContext;
 import arbor.rlm.bench.ReplLatencyBench;
-import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.sandbox.WorkerPool;
-import arbor.rlm.sandbox.WorkerPoolConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Map;
@@ -29,7 +27,7 @@ final class ReplBench implements Benchmark {
     String python = args.value("python").orElse("/usr/bin/python3");
     RlmContext.Papers context = ReplLatencyBench.context(qasper, papers);
     ReplLatencyBench.Result r;
-    try (WorkerPool pool = new WorkerPool(WorkerPoolConfig.defaults(), SandboxLimits.defaults())) {
+    try (WorkerPool pool = new WorkerPool(ctx.config().sandbox().pool(), ctx.config().repl().limits())) {
       r = ReplLatencyBench.run(context, pool, python, warmup, reps);
     }
     out.printf("bench repl: %d papers, %d characters, %d repetitions after %d warm-up turns%n", papers,

@@ -2,13 +2,10 @@ package arbor.jobs.bench;
 
 import arbor.jobs.Args;
 import arbor.rlm.Prompts;
-import arbor.rlm.RlmLimits;
 import arbor.rlm.bench.TreeLoadBench;
-import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.sandbox.WorkerPool;
 import arbor.rlm.sandbox.WorkerPoolConfig;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,20 +33,19 @@ final class TreesBench implements Benchmark {
     int papers = Integer.parseInt(args.value("papers").orElse("5"));
     int workers = Integer.parseInt(args.value("workers").orElse("2"));
     long seed = Long.parseLong(args.value("seed").orElse("1"));
-    Path promptDir = Path.of("conf", "prompts");
-    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
-        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
+    var c = ctx.config();
+    Prompts prompts = c.rlm().loadPrompts();
     List<TreeLoadBench.Query> qs = TreeLoadBench.queries(qasper, queries, papers, seed);
-    WorkerPoolConfig d = WorkerPoolConfig.defaults();
+    WorkerPoolConfig d = c.sandbox().pool();
     int sessions = Math.max(64, queries * samples * 5 / workers + 1);
     WorkerPoolConfig pool = new WorkerPoolConfig(workers, sessions, 2048, d.jvmOptions(), d.resourceCache(),
         d.startTimeout(), d.logDir(), Math.max(1, Runtime.getRuntime().availableProcessors() / workers));
     out.printf("bench trees: %d queries x %d samples, %d papers each, %d workers x %d sessions%n",
         qs.size(), samples, papers, workers, sessions);
     TreeLoadBench.Result r;
-    try (WorkerPool sandbox = new WorkerPool(pool, SandboxLimits.defaults())) {
+    try (WorkerPool sandbox = new WorkerPool(pool, c.repl().limits())) {
       sandbox.warmUp();
-      r = TreeLoadBench.run(qs, samples, sandbox, prompts, RlmLimits.defaults(), out);
+      r = TreeLoadBench.run(qs, samples, sandbox, prompts, c.rlm().limits(c.repl()), out);
     }
     out.printf("bench trees: %d/%d completed, %d timeouts, %d cross-talk, %.2f trees/s, %.1f ms harness time per turn"
         + " (%d nodes, %d turns)%n", r.completed(), r.trees(), r.timeouts(), r.crosstalk(), r.treesPerSecond(),

@@ -7,17 +7,12 @@ import arbor.jobs.setup.SetupJob;
 import arbor.jobs.synthesize.DatasetBuilder;
 import arbor.jobs.synthesize.SynthesizeJob;
 import arbor.jobs.sql.TextTable;
-import arbor.rlm.Prompts;
 import arbor.rlm.RlmContext;
-import arbor.rlm.RlmLimits;
 import arbor.rlm.TreePrinter;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.policy.ExpertPolicy;
-import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.sandbox.WorkerPool;
-import arbor.rlm.sandbox.WorkerPoolConfig;
 import arbor.warehouse.Table;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,12 +73,10 @@ public final class DemoJob implements Job {
     for (Row row : context.spark().sql("SELECT paper_id, noisy_text FROM papers ORDER BY paper_id LIMIT 3").collectAsList()) {
       three.put(row.getString(0), row.getString(1));
     }
-    Path promptDir = Path.of("conf", "prompts");
-    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
-        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
-    try (WorkerPool sandbox = new WorkerPool(WorkerPoolConfig.defaults(), SandboxLimits.defaults())) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
-          RlmLimits.defaults(), new TreePrinter(context.out()));
+    var c = context.config();
+    try (WorkerPool sandbox = new WorkerPool(c.sandbox().pool(), c.repl().limits())) {
+      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), c.rlm().loadPrompts(),
+          c.rlm().limits(c.repl()), new TreePrinter(context.out()));
       TreeRunner.TreeResult tree = runner.run("demo", DEMO_QUESTION, new RlmContext.Papers(three));
       context.out().printf("demo: the tree ended %s with %d nodes; its answer: %s%n", tree.root().status().key(),
           tree.nodes().size(), tree.root().finalAnswerJson());

@@ -11,7 +11,6 @@ import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
 import arbor.rlm.Prompts;
 import arbor.rlm.RlmContext;
-import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeJson;
 import arbor.rlm.TreePrinter;
 import arbor.rlm.TreeRunner;
@@ -26,14 +25,10 @@ import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.ReplayPolicy;
 import arbor.rlm.sandbox.InProcessSandbox;
 import arbor.rlm.sandbox.Sandbox;
-import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.sandbox.WorkerPool;
-import arbor.rlm.sandbox.WorkerPoolConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -107,13 +102,12 @@ public final class ReplJob implements Job {
 
   private static int runTree(String question, RlmContext rlmContext, Policy policy, Args args,
       JobContext context) throws Exception {
-    Path promptDir = Path.of("conf", "prompts");
-    Prompts prompts = Files.isDirectory(promptDir) ? Prompts.load(promptDir, Prompts.Strategy.FULL)
-        : Prompts.fromClasspath("conf/prompts", Prompts.Strategy.FULL);
+    Prompts prompts = context.config().rlm().loadPrompts();
+    var c = context.config();
     boolean json = args.flag("json");
-    try (Sandbox sandbox = args.flag("in-process") ? new InProcessSandbox(SandboxLimits.defaults())
-        : new WorkerPool(WorkerPoolConfig.defaults(), SandboxLimits.defaults())) {
-      TreeRunner runner = new TreeRunner(sandbox, policy, prompts, RlmLimits.defaults(),
+    try (Sandbox sandbox = args.flag("in-process") ? new InProcessSandbox(c.repl().limits())
+        : new WorkerPool(c.sandbox().pool(), c.repl().limits())) {
+      TreeRunner runner = new TreeRunner(sandbox, policy, prompts, c.rlm().limits(c.repl()),
           json ? TreeRunner.TreeListener.NONE : new TreePrinter(context.out()));
       TreeRunner.TreeResult tree = runner.run("repl", question, rlmContext);
       if (json) {

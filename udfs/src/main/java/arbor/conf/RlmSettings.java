@@ -1,0 +1,36 @@
+package arbor.conf;
+
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmLimits;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The caps of a rollout tree (method.md section 2) and its prompts.
+ *
+ * @param prompts the strategy prompts: {@code full} (about 1,500 tokens) or {@code reduced}
+ * @param promptDir the prompt files; when the folder does not exist, the copies inside the jar
+ */
+public record RlmSettings(
+    int maxTurns,
+    RlmLimits.OnMaxTurns onMaxTurns,
+    int maxDepth,
+    int maxChildren,
+    int maxNodes,
+    long maxTokensPerTree,
+    Duration treeWallTime,
+    Prompts.Strategy prompts,
+    String promptDir) implements Serializable {
+
+  public RlmLimits limits(ReplSettings repl) {
+    return new RlmLimits(maxTurns, onMaxTurns, repl.maxOutputChars(), maxDepth, maxChildren, maxNodes,
+        maxTokensPerTree, treeWallTime);
+  }
+
+  public Prompts loadPrompts() {
+    Path dir = Path.of(promptDir);
+    return Files.isDirectory(dir) ? Prompts.load(dir, prompts) : Prompts.fromClasspath("conf/prompts", prompts);
+  }
+}
