@@ -390,10 +390,22 @@ public final class TreeRunner {
     return out;
   }
 
+  /**
+   * Waits for {@code t} to end even when this thread is interrupted meanwhile (the interrupt is
+   * kept for the caller). A parent stopped by its budget has already stopped its children; it
+   * must still wait for them, or the tree would be returned before their records are in.
+   */
   private static void joinQuietly(Thread t) {
-    try {
-      t.join();
-    } catch (InterruptedException e) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        t.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
       Thread.currentThread().interrupt();
     }
   }
