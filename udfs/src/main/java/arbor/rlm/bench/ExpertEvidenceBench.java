@@ -7,8 +7,6 @@ import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.sandbox.Sandbox;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -26,7 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * single-paper trees, and of Lucene BM25's top 1, 2 and 3 paragraphs.
  */
 public final class ExpertEvidenceBench {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private ExpertEvidenceBench() {}
 
@@ -83,7 +80,7 @@ public final class ExpertEvidenceBench {
       threads.add(Thread.ofVirtual().start(() -> {
         try {
           TreeRunner.TreeResult tree = runner.run(q.questionId(), q.question(), new RlmContext.Single(paper));
-          List<String> spans = spans(tree.root().finalAnswerJson());
+          List<String> spans = FinalSpans.of(tree.root().finalAnswerJson());
           if (tree.root().status() != NodeStatus.FINAL) {
             unfinished.incrementAndGet();
           }
@@ -109,26 +106,6 @@ public final class ExpertEvidenceBench {
     double seconds = (System.nanoTime() - t0) / 1e9;
     return new Result(questions.size(), mean(expert), new double[] {mean(bm25[0]), mean(bm25[1]), mean(bm25[2])},
         notVerbatim.get(), unfinished.get(), seconds / Math.max(1, questions.size()) * concurrency);
-  }
-
-  private static List<String> spans(String finalJson) {
-    List<String> out = new ArrayList<>();
-    if (finalJson == null) {
-      return out;
-    }
-    try {
-      JsonNode node = JSON.readTree(finalJson);
-      if (node.isArray()) {
-        node.forEach(n -> {
-          if (n.isTextual()) {
-            out.add(n.asText());
-          }
-        });
-      }
-    } catch (IOException e) {
-      // a final answer that is not JSON counts as no spans
-    }
-    return out;
   }
 
   private static double mean(double[] xs) {

@@ -9,8 +9,6 @@ import arbor.rlm.TreeRunner;
 import arbor.rlm.Turn;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.sandbox.Sandbox;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -28,7 +26,6 @@ import java.util.Random;
  * context), trees per second and the harness's own time per turn.
  */
 public final class TreeLoadBench {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private TreeLoadBench() {}
 
@@ -117,7 +114,7 @@ public final class TreeLoadBench {
         if (n.status() == NodeStatus.BUDGET) {
           timeouts++;
         }
-        for (String span : spans(n.finalAnswerJson())) {
+        for (String span : FinalSpans.of(n.finalAnswerJson())) {
           if (q.papers().byId().values().stream().noneMatch(text -> text.contains(span))) {
             crosstalk++;
           }
@@ -128,23 +125,4 @@ public final class TreeLoadBench {
         turns == 0 ? 0 : (double) overhead / turns, nodes, turns);
   }
 
-  private static List<String> spans(String json) {
-    List<String> out = new ArrayList<>();
-    if (json == null) {
-      return out;
-    }
-    try {
-      JsonNode node = JSON.readTree(json);
-      if (node.isArray()) {
-        node.forEach(n -> {
-          if (n.isTextual()) {
-            out.add(n.asText());
-          }
-        });
-      }
-    } catch (IOException e) {
-      // not JSON: no spans
-    }
-    return out;
-  }
 }
