@@ -60,8 +60,7 @@ public final class NodeLoop {
       long g0 = System.nanoTime();
       Generation gen;
       try {
-        gen = policy.generate(new PolicyCall(spec.path(), t, messages, spec.prompt(),
-          spec.context() instanceof RlmContext.Papers));
+        gen = generate(spec, t, messages);
       } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
         // A policy interrupted by a stop fails too; the stop, not the failure, is the status.
         NodeStatus stopped = guard.stopReason();
@@ -95,6 +94,11 @@ public final class NodeLoop {
     return new Outcome(NodeStatus.MAX_TURNS, null, turns, tokens);
   }
 
+  private Generation generate(NodeSpec spec, int turn, List<ChatMessage> messages) throws Policy.PolicyException {
+    return policy.generate(new PolicyCall(spec.path(), turn, messages, spec.prompt(),
+        spec.context() instanceof RlmContext.Papers));
+  }
+
   /** One extra plain turn: the response is read for a final answer only; its code is not run. */
   private Outcome askForFinal(NodeSpec spec, SandboxSession session, NodeGuard guard,
       List<ChatMessage> head, List<ChatMessage> history, List<Turn> turns, long tokens) {
@@ -103,8 +107,7 @@ public final class NodeLoop {
     long g0 = System.nanoTime();
     Generation gen;
     try {
-      gen = policy.generate(new PolicyCall(spec.path(), t, messages, spec.prompt(),
-          spec.context() instanceof RlmContext.Papers));
+      gen = generate(spec, t, messages);
     } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
       return new Outcome(NodeStatus.MAX_TURNS, null, turns, tokens);
     }
