@@ -69,6 +69,24 @@ public final class Warehouse {
     return new MergeCounts(sourceRows, m.getAs("num_inserted_rows"), m.getAs("num_updated_rows"), 0);
   }
 
+  /**
+   * Replaces every row of one training step ({@code run_id = runId AND step = step}) with
+   * {@code rows}, atomically: a rerun or a retried write leaves exactly one copy of the step,
+   * and readers see either the old rows or the new ones. Creates the table on first use. Rows
+   * must all belong to that step; Delta rejects any that do not.
+   */
+  public void replaceStep(Table table, String runId, long step, Dataset<Row> rows) {
+    if (!table.keys.containsAll(List.of("run_id", "step"))) {
+      throw new IllegalArgumentException("table '" + table.tableName + "' is not keyed by run and step");
+    }
+    String where = "run_id = '" + runId.replace("'", "''") + "' AND step = " + step;
+    if (!exists(table)) {
+      rows.write().format("delta").mode("errorifexists").save(path(table));
+      return;
+    }
+    rows.write().format("delta").mode("overwrite").option("replaceWhere", where).save(path(table));
+  }
+
   /** Deletes the table's rows whose key appears in {@code keys}. */
   public long deleteMatching(Table table, Dataset<Row> keys) {
     if (!exists(table)) return 0;
