@@ -42,21 +42,21 @@ public final class ModelBench {
 
   /** What to measure; {@link #full()} is the benchmark, {@link #smoke()} keeps a test fast. */
   public record Options(List<Named> models, int[] batches, int newTokens, int prefillTokens,
-      int longPrefillTokens, int prefillSequences, int shortContext, int longContext,
+      int longPrefillTokens, int prefillSequences, int longPrefillSequences, int shortContext, int longContext,
       int trainRows, int trainTokens, int matmulSize) {
 
     public static Options full() {
       return new Options(List.of(
           new Named("10m", ModelConfig.qwen3(32_000, 256, 768, 6, 4, 2, 64, true)),
           new Named("100m", ModelConfig.qwen3(32_000, 768, 2048, 12, 12, 4, 64, true))),
-          new int[] {1, 8, 32, 64}, 32, 512, 4096, 3, 128, 4096, 2, 256, 2048);
+          new int[] {1, 8, 32, 64}, 32, 512, 4096, 4, 2, 128, 4096, 2, 256, 2048);
     }
 
     public static Options smoke() {
       return new Options(List.of(
           new Named("10m", ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true)),
           new Named("100m", ModelConfig.qwen3(300, 48, 96, 2, 4, 2, 12, true))),
-          new int[] {1, 32}, 4, 16, 40, 3, 8, 32, 2, 16, 256);
+          new int[] {1, 32}, 4, 16, 40, 3, 2, 8, 32, 2, 16, 256);
     }
   }
 
@@ -120,9 +120,11 @@ public final class ModelBench {
             }
           }
           for (int length : new int[] {options.prefillTokens(), options.longPrefillTokens()}) {
-            double prefill = prefillRate(engine, length, options.prefillSequences());
-            out.printf("prefill (%d prompts of %d tokens at once): %.1f tok/s%n",
-                options.prefillSequences(), length, prefill);
+            int count = length == options.prefillTokens() ? options.prefillSequences()
+                : options.longPrefillSequences();
+            double prefill = prefillRate(engine, length, count);
+            out.printf("prefill (%d prompts of %d tokens at once): %.1f tok/s%n", count, length,
+                prefill);
             detail.put("prefill_tok_s_" + (length == options.prefillTokens() ? "" : length + "_")
                 + m.name(), prefill);
           }
