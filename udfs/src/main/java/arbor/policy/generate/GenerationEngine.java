@@ -600,6 +600,10 @@ public final class GenerationEngine implements AutoCloseable {
 
   /** Records the drawn token of {@code s}; returns false when the sequence has stopped. */
   private boolean accept(Sequence s, Sampler.Draw d) {
+    if (s.result.isCancelled()) {
+      // Cancelled during this step: stop here rather than run one more step for nobody.
+      return false;
+    }
     s.tokens[s.length()] = d.token();
     s.logProbs[s.generated] = d.logProb();
     s.generated++;
