@@ -22,6 +22,8 @@ import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.PolicyCall;
 import arbor.rlm.sandbox.InProcessSandbox;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +63,8 @@ final class PrefixBench implements Benchmark {
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench prefix", ctx.args(), Set.of(), Set.of("qasper", "queries",
-        "samples", "papers", "seed", "tokenizer", "new-tokens", "budget-mb", "threads"));
+        "samples", "papers", "seed", "tokenizer", "new-tokens", "budget-mb", "threads",
+        "workload"));
     Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
     if (!Files.isDirectory(qasper.resolve("papers"))) {
       throw new UsageError("bench prefix: no QASPER folder at " + qasper
@@ -82,14 +85,27 @@ final class PrefixBench implements Benchmark {
       tokenizerDir = fetcher.target();
     }
 
+    // Recording runs the trees in GraalPy (minutes on 2 cores): it is kept and reused.
+    Path saved = Path.of(args.value("workload").orElse(Path.of(ctx.config().dataDir())
+        .resolve("bench").resolve(String.format("prefix-q%d-s%d-p%d-seed%d.json", queries,
+            samples, papers, seed)).toString()));
+    ObjectMapper json = new ObjectMapper();
+    TypeReference<List<List<NodeTurns>>> type = new TypeReference<>() {};
     List<List<NodeTurns>> workload;
-    int vocab;
-    try (PolicyTokenizer tokenizer = PolicyTokenizer.load(tokenizerDir.resolve("tokenizer.json"))) {
-      workload = record(ctx, qasper, queries, samples, papers, seed, tokenizer, out);
-      vocab = 1 + workload.stream().flatMap(List::stream).flatMap(n -> n.prompts().stream())
-          .flatMapToInt(java.util.Arrays::stream).max().orElse(0);
-      vocab = Math.max(vocab, tokenizer.tokenId("<|im_end|>") + 1);
+    if (Files.isRegularFile(saved)) {
+      workload = json.readValue(saved.toFile(), type);
+      out.println("replaying the recorded workload " + saved);
+    } else {
+      try (PolicyTokenizer tokenizer = PolicyTokenizer.load(tokenizerDir.resolve(
+          "tokenizer.json"))) {
+        workload = record(ctx, qasper, queries, samples, papers, seed, tokenizer, out);
+      }
+      Files.createDirectories(saved.toAbsolutePath().getParent());
+      json.writeValue(saved.toFile(), workload);
+      out.println("recorded workload saved to " + saved);
     }
+    int vocab = 1 + workload.stream().flatMap(List::stream).flatMap(n -> n.prompts().stream())
+        .flatMapToInt(java.util.Arrays::stream).max().orElse(0);
     long prompts = workload.stream().flatMap(List::stream).mapToLong(n -> n.prompts().size())
         .sum();
     long promptTokens = workload.stream().flatMap(List::stream).flatMap(n -> n.prompts().stream())
@@ -98,8 +114,9 @@ final class PrefixBench implements Benchmark {
         promptTokens, (double) promptTokens / prompts,
         workload.stream().mapToLong(List::size).sum());
 
-    // A small body (4 layers, hidden 256) on the real vocabulary, so the run stays short.
-    ModelConfig config = ModelConfig.qwen3(vocab, 256, 768, 4, 4, 2, 64, true);
+    // A tiny body (2 layers, hidden 64) on the real token ids, so the run stays short on a
+    // CPU: the prefill ratio and the memory do not depend on the model; the speedup does.
+    ModelConfig config = ModelConfig.qwen3(vocab, 64, 128, 2, 2, 1, 32, true);
     Map<String, HostTensor> weights = new LinkedHashMap<>();
     for (HostTensor t : TinyModels.randomWeights(config, 3, TensorDtype.F32)) {
       weights.put(t.name(), t);
