@@ -112,8 +112,14 @@ public final class Rollouts {
   /** The trees of one step, with the groups and papers of {@code warehouse}, written there. */
   public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, String runId, long step,
       long policyVersion) {
-    Dataset<Row> trees = transform(queries, warehouse.read(Table.PAPER_GROUPS), warehouse.read(Table.PAPERS), runId,
-        step, policyVersion);
+    return runStep(warehouse, queries, warehouse.read(Table.PAPER_GROUPS), warehouse.read(Table.PAPERS), runId, step,
+        policyVersion);
+  }
+
+  /** The trees of one step over the given groups and papers, written to {@code warehouse}. */
+  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
+      Dataset<Row> papers, String runId, long step, long policyVersion) {
+    Dataset<Row> trees = transform(queries, groups, papers, runId, step, policyVersion);
     return new RolloutWriter(warehouse, config.rollouts()).write(runId, step, trees);
   }
 

@@ -84,6 +84,36 @@ class ExpertPolicyTest {
     }
   }
 
+  /** Every response of every node of a tree, in path order: what the policy wrote. */
+  static List<String> code(TreeRunner.TreeResult tree) {
+    return tree.nodes().stream().flatMap(n -> n.turns().stream().map(t -> n.nodeId().replaceFirst("^[^:]*:", "")
+        + " " + t.index() + ": " + t.response())).toList();
+  }
+
+  @Test
+  void theSamplesOfOneQueryAreDifferentTreesAndARerunReproducesEachOfThem() {
+    Map<String, String> papers = new LinkedHashMap<>();
+    papers.put("nmt", TRANSLATION);
+    papers.put("parse", PARSING);
+    papers.put("bio", BIOLOGY);
+    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"),
+        Prompts.Strategy.REDUCED);
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
+          RlmLimits.defaults());
+      String question = "Which training corpus do the systems train on?";
+      List<List<String>> first = new java.util.ArrayList<>();
+      for (int g = 0; g < 4; g++) {
+        first.add(code(runner.run("s" + g, question, new RlmContext.Papers(papers), arbor.rlm.TreeSeed.of("run", 1, "q1", g))));
+      }
+      assertTrue(new java.util.HashSet<>(first).size() >= 3,
+          "4 samples of one query wrote only " + new java.util.HashSet<>(first).size() + " distinct trees");
+      // A rerun of sample 2, in another order and under another tree id, writes the same code.
+      assertEquals(first.get(2), code(runner.run("again", question, new RlmContext.Papers(papers),
+          arbor.rlm.TreeSeed.of("run", 1, "q1", 2))));
+    }
+  }
+
   @Test
   void keywordsArePhrasesThenWordsThenVariants() {
     List<String> kws = QuestionKeywords.of("Which datasets are used for training the dependency parser?", 1);
