@@ -34,6 +34,10 @@ public record ArborConfig(
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts);
   }
 
+  public ArborConfig withRlm(RlmSettings r) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts);
+  }
+
   public ArborConfig withRollouts(RolloutSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r);
   }
