@@ -124,6 +124,10 @@ class RolloutsEndToEndTest {
     return ConfigLoader.load(List.of(), all);
   }
 
+  Warehouse warehouse(String root) {
+    return new Warehouse(spark, root);
+  }
+
   List<Row> read(Warehouse w, Table t, String runId, long step) {
     return w.read(t).filter(org.apache.spark.sql.functions.col(Cols.RUN_ID).equalTo(runId)
         .and(org.apache.spark.sql.functions.col(Cols.STEP).equalTo(step))).collectAsList();
@@ -166,7 +170,7 @@ class RolloutsEndToEndTest {
   void theScriptedExpertsTreesAreWrittenOnceDifferBySampleAndARerunReplacesThemWithTheSameTrees() {
     String wh = root.resolve("scripted").toString();
     ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=workers");
-    Warehouse w = new Warehouse(spark, wh);
+    Warehouse w = warehouse(wh);
     RolloutWriter.Written first = new Rollouts(config).runStep(w, queries, groups, papers, "run-a", 0, 0);
     assertEquals(12, first.trees());
     assertEquals(0, first.infraFailures());
@@ -217,8 +221,8 @@ class RolloutsEndToEndTest {
   @Test
   void aTaskThatFailsOnItsFirstAttemptIsRetriedAndLeavesNoDuplicateAndNoGap() {
     String wh = root.resolve("retry").toString();
-    ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=in_process");
-    Warehouse w = new Warehouse(spark, wh);
+    ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=in_process", "rollouts.samples=2");
+    Warehouse w = warehouse(wh);
     int before = FAULTS.get();
     // The first attempt of the first task dies after its first tree; Spark (local[2,2]) retries it.
     RunTrees.TaskProbe fault = (partition, attempt, ended) -> {
@@ -229,8 +233,8 @@ class RolloutsEndToEndTest {
     };
     RolloutWriter.Written written = new Rollouts(config, null, fault).runStep(w, queries, groups, papers, "run-r", 5, 0);
     assertEquals(before + 1, FAULTS.get(), "the fault was injected once");
-    assertEquals(12, written.trees());
-    checkComplete(read(w, Table.ROLLOUT_NODES, "run-r", 5), read(w, Table.ROLLOUT_TURNS, "run-r", 5), 12);
+    assertEquals(6, written.trees());
+    checkComplete(read(w, Table.ROLLOUT_NODES, "run-r", 5), read(w, Table.ROLLOUT_TURNS, "run-r", 5), 6);
   }
 
   @Test

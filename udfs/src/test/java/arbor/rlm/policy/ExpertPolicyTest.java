@@ -55,17 +55,24 @@ class ExpertPolicyTest {
       Rates were measured by stopped-flow fluorescence at 25 degrees.
       """;
 
-  @Test
-  void theExpertDelegatesTheRelevantPapersAndReturnsVerbatimSpans() throws Exception {
+  static Map<String, String> threePapers() {
     Map<String, String> papers = new LinkedHashMap<>();
     papers.put("nmt", TRANSLATION);
     papers.put("parse", PARSING);
     papers.put("bio", BIOLOGY);
-    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"),
-        Prompts.Strategy.FULL);
+    return papers;
+  }
+
+  static TreeRunner expert(InProcessSandbox sandbox, Prompts.Strategy strategy) {
+    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), strategy);
+    return new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts, RlmLimits.defaults());
+  }
+
+  @Test
+  void theExpertDelegatesTheRelevantPapersAndReturnsVerbatimSpans() throws Exception {
+    Map<String, String> papers = threePapers();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
-          RlmLimits.defaults());
+      TreeRunner runner = expert(sandbox, Prompts.Strategy.FULL);
       TreeRunner.TreeResult tree = runner.run("x", "Which training corpus do the systems train on?",
           new RlmContext.Papers(papers));
       NodeRecord root = tree.root();
@@ -92,15 +99,9 @@ class ExpertPolicyTest {
 
   @Test
   void theSamplesOfOneQueryAreDifferentTreesAndARerunReproducesEachOfThem() {
-    Map<String, String> papers = new LinkedHashMap<>();
-    papers.put("nmt", TRANSLATION);
-    papers.put("parse", PARSING);
-    papers.put("bio", BIOLOGY);
-    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"),
-        Prompts.Strategy.REDUCED);
+    Map<String, String> papers = threePapers();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
-          RlmLimits.defaults());
+      TreeRunner runner = expert(sandbox, Prompts.Strategy.REDUCED);
       String question = "Which training corpus do the systems train on?";
       List<List<String>> first = new java.util.ArrayList<>();
       for (int g = 0; g < 4; g++) {
