@@ -9,6 +9,7 @@ import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
+import arbor.policy.model.TorchThreads;
 import arbor.policy.train.BatchShape;
 import arbor.policy.train.PolicyUpdate;
 import arbor.policy.train.StepStats;
@@ -33,7 +34,8 @@ import java.util.SplittableRandom;
  * resident memory each step adds over the loaded model, optimizer and reference (Linux
  * {@code VmHWM}, reset before each step through {@code /proc/self/clear_refs}).
  *
- * <p>Options: {@code --smoke} (tiny config, short lengths), {@code --lengths a,b,c}.
+ * <p>Options: {@code --smoke} (tiny config, short lengths), {@code --lengths a,b,c},
+ * {@code --threads N} (libtorch intra-op threads).
  */
 final class LearnerBench implements Benchmark {
 
@@ -43,12 +45,15 @@ final class LearnerBench implements Benchmark {
   @Override
   public String summary() {
     return "learner step tokens/s vs the 6N roofline and peak memory at 512/2,048/8,192 tokens"
-        + " (--smoke, --lengths)";
+        + " (--smoke, --lengths, --threads)";
   }
 
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
-    Args args = Args.parse("bench learner", ctx.args(), Set.of("smoke"), Set.of("lengths"));
+    Args args = Args.parse("bench learner", ctx.args(), Set.of("smoke"), Set.of("lengths", "threads"));
+    if (args.value("threads").isPresent()) {
+      TorchThreads.set(Integer.parseInt(args.value("threads").get()));
+    }
     boolean smoke = args.flag("smoke");
     ModelConfig config = smoke ? ModelBench.Options.smoke().models().get(1).config()
         : ModelBench.Options.full().models().get(1).config();
@@ -68,8 +73,9 @@ final class LearnerBench implements Benchmark {
     long layerParams = ModelBench.matmulParams(config)
         - (long) config.vocabSize() * config.hiddenSize();
     long headParams = (long) config.vocabSize() * config.hiddenSize();
-    out.printf("learner bench: %d layers, hidden %d, %.1fM layer matmul parameters, chunk %d%n",
-        config.numLayers(), config.hiddenSize(), layerParams / 1e6, settings.attentionChunk());
+    out.printf("learner bench: %d layers, hidden %d, %.1fM layer matmul parameters, chunk %d,"
+        + " libtorch threads %d%n", config.numLayers(), config.hiddenSize(), layerParams / 1e6,
+        settings.attentionChunk(), TorchThreads.get());
     double peak = ModelBench.matmulRoofline(2048);
     Map<String, Object> detail = new LinkedHashMap<>();
     Map<Integer, Double> flopRate = new LinkedHashMap<>();
