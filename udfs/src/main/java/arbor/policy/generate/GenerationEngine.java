@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
+import arbor.conf.DjlPolicySettings;
 import arbor.policy.model.Qwen3Model;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -74,6 +75,12 @@ public final class GenerationEngine implements AutoCloseable {
 
     public static Options defaults() {
       return new Options(64, 512);
+    }
+
+    /** The engine settings of the configuration ({@code policy.djl.engine}). */
+    public static Options of(DjlPolicySettings.Engine e) {
+      return new Options(e.maxBatch(), e.prefillChunk(), (long) e.kvBudgetMb() << 20,
+          e.blockSize(), e.prefixCache());
     }
 
     public Options withKvBudget(long bytes, int blockSize) {
