@@ -10,7 +10,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import arbor.conf.ConfigLoader;
 import arbor.policy.checkpoint.Checkpoint;
+import arbor.policy.checkpoint.AdamWStates;
 import arbor.policy.checkpoint.CheckpointCorruptException;
+import arbor.policy.checkpoint.HfExport;
 import arbor.policy.checkpoint.OptimizerState;
 import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.generate.GenerationEngine;
@@ -23,6 +25,7 @@ import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
+import arbor.policy.train.AdamWState;
 import arbor.spark.Sessions;
 import arbor.tables.Checkpoints;
 import arbor.warehouse.Table;
@@ -203,6 +206,74 @@ class CheckpointStoreTest {
           }
         }).collect();
     assertArrayEquals(want, got.get(0));
+  }
+
+  @Test
+  void adamWStateRoundTripsThroughTheStore() {
+    CheckpointStore store = store("adamw");
+    Map<String, float[]> m = new java.util.LinkedHashMap<>();
+    Map<String, float[]> v = new java.util.LinkedHashMap<>();
+    for (HostTensor t : optimizer(6).tensors()) {
+      String name = t.name().substring("exp_avg/".length());
+      m.put(name, t.values());
+      v.put(name, t.values().clone());
+    }
+    AdamWState state = new AdamWState(17, m, v);
+    store.save("run", 6, policy, AdamWStates.toOptimizerState(state), new byte[0], Map.of());
+
+    AdamWState back = AdamWStates.fromOptimizerState(store.load("run", 6).optimizer());
+    assertEquals(17, back.step());
+    assertEquals(m.keySet(), back.firstMoments().keySet());
+    for (String name : m.keySet()) {
+      assertArrayEquals(m.get(name), back.firstMoments().get(name), name);
+      assertArrayEquals(v.get(name), back.secondMoments().get(name), name);
+    }
+  }
+
+  @Test
+  void exportWritesAnHfFolderAndReportsHowFarBf16IsFromTheMasters() throws Exception {
+    CheckpointStore store = store("export");
+    // Masters a BF16 export must round: the tiny model's F32 weights plus an lr-1e-6-sized step.
+    List<HostTensor> masters = new ArrayList<>();
+    for (HostTensor t : policy.model().toHostTensors()) {
+      float[] w = t.values().clone();
+      for (int i = 0; i < w.length; i++) {
+        w[i] += 1e-6f;
+      }
+      masters.add(new HostTensor(t.name(), TensorDtype.F32, t.shape(), w));
+    }
+    Map<String, byte[]> files = new java.util.HashMap<>(policy.sideFiles());
+    files.put(HfModelFolder.CONFIG, policy.config().toJson().getBytes(StandardCharsets.UTF_8));
+    store.save(new Checkpoint("run", 9, masters, OptimizerState.NONE, new byte[0], files));
+    String warehouse = "warehouse=" + dir.resolve("export");
+
+    Path f32 = dir.resolve("export-f32");
+    var out = new java.io.ByteArrayOutputStream();
+    var err = new java.io.ByteArrayOutputStream();
+    int code = arbor.jobs.Main.run(new String[] {"export", "--set", warehouse, "--run", "run",
+        "--out", f32.toString()}, new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
+    assertEquals(0, code, err.toString());
+    assertTrue(out.toString().contains("= 0 (exact)"), out.toString());
+    try (PolicyModel exported = HfModelFolder.load(f32, Device.cpu())) {
+      assertSameBits(masters, exported.model().toHostTensors());
+    }
+
+    Path bf16 = dir.resolve("export-bf16");
+    out.reset();
+    code = arbor.jobs.Main.run(new String[] {"export", "--set", warehouse, "--run", "run",
+        "--step", "9", "--dtype", "bf16", "--out", bf16.toString()},
+        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
+    assertEquals(0, code, err.toString());
+    HfExport.Report r = HfExport.write(store.load("run", 9), dir.resolve("export-bf16-again"),
+        TensorDtype.BF16);
+    assertTrue(r.maxAbsDiff() > 0 && r.maxAbsDiff() < 1e-2, "bf16 rounding: " + r.maxAbsDiff());
+    assertTrue(out.toString().contains("bfloat16"), out.toString());
+    assertTrue(out.toString().contains(String.format(java.util.Locale.ROOT, "%.3g", r.maxAbsDiff())),
+        out.toString());
+    assertEquals("bfloat16", HfModelFolder.readConfig(bf16).torchDtype());
+    try (PolicyModel exported = HfModelFolder.load(bf16, Device.cpu())) {
+      assertEquals(TensorDtype.BF16, exported.model().toHostTensors().get(0).dtype());
+    }
   }
 
   static float[] logits(PolicyModel p) {
