@@ -173,9 +173,10 @@ public final class CheckpointStore {
 
   /** The latest complete checkpoint of the run in that table version. */
   public Checkpoint loadLatest(String runId, TableVersion at) {
-    var v = reader().latest(runId, at).orElseThrow(() -> new IllegalArgumentException(
+    DeltaCheckpointReader reader = reader();
+    var v = reader.latest(runId, at).orElseThrow(() -> new IllegalArgumentException(
         "run '" + runId + "' has no complete checkpoint in " + tablePath()));
-    return reader().read(runId, v, at, EnumSet.allOf(Kind.class));
+    return reader.read(runId, v, EnumSet.allOf(Kind.class));
   }
 
   private DeltaCheckpointReader reader() {

@@ -264,6 +264,7 @@ class CheckpointStoreTest {
         "--step", "9", "--dtype", "bf16", "--out", bf16.toString()},
         new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
     assertEquals(0, code, err.toString());
+    System.out.print(out);
     HfExport.Report r = HfExport.write(store.load("run", 9), dir.resolve("export-bf16-again"),
         TensorDtype.BF16);
     assertTrue(r.maxAbsDiff() > 0 && r.maxAbsDiff() < 1e-2, "bf16 rounding: " + r.maxAbsDiff());

@@ -94,7 +94,8 @@ final class CheckpointsBench implements Benchmark {
     }
     out.printf("best MB/s: delta write %.0f, delta read %.0f, file write %.0f, file read %.0f%n",
         mb / dw, mb / dr, mb / fw, mb / fr);
-    out.println("scratch data: " + scratch);
+    // Over a GB of scratch per run: nothing in it is worth keeping.
+    arbor.jobs.FileTrees.delete(scratch);
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("mb", Math.round(mb));
     figures.put("delta_write_mb_s", round(mb / dw));

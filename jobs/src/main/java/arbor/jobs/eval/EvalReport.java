@@ -113,12 +113,11 @@ public final class EvalReport {
   }
 
   private static String tierTable(Dataset<Row> eval) {
-    Dataset<Row> last = eval.groupBy(Eval.POLICY, Eval.SPLIT).agg(max(Cols.STEP).as("last"));
-    List<Row> rows = eval.join(last, eval.col(Eval.POLICY).equalTo(last.col(Eval.POLICY))
-            .and(eval.col(Eval.SPLIT).equalTo(last.col(Eval.SPLIT)))
-            .and(eval.col(Cols.STEP).equalTo(last.col("last"))))
-        .groupBy(eval.col(Eval.POLICY), eval.col(Eval.SPLIT), eval.col(Cols.STEP),
-            eval.col(Eval.TIER))
+    // Each (policy, split) at its own last step: a window, not a self-join.
+    var bySeries = org.apache.spark.sql.expressions.Window.partitionBy(Eval.POLICY, Eval.SPLIT);
+    List<Row> rows = eval.withColumn("last", max(Cols.STEP).over(bySeries))
+        .where(col(Cols.STEP).equalTo(col("last")))
+        .groupBy(Eval.POLICY, Eval.SPLIT, Cols.STEP, Eval.TIER)
         .agg(count("*").as("n"), avg(Eval.REWARD).as("reward"), avg(Eval.SPAN_F1).as("f1"),
             avg(Eval.LATENCY_MS).as("latency"), avg(Eval.GEN_TOKENS).as("tokens"),
             avg(Eval.CHILDREN).as("children"))

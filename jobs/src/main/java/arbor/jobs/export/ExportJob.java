@@ -63,8 +63,9 @@ public final class ExportJob implements Job {
     HfExport.Report r = HfExport.write(c, out, dtype);
     context.out().printf(Locale.ROOT, "exported run %s step %d to %s: %d tensors, %s, %.1f MB%n",
         c.runId(), c.step(), out, r.tensors(), dtype.torchName(), r.weightBytes() / 1e6);
-    context.out().printf(Locale.ROOT, "largest |exported - F32 master| = %.3g (%s); %.2f%% of"
-        + " elements changed%n", r.maxAbsDiff(), r.maxAbsDiff() == 0 ? "exact" : r.worstTensor(),
+    context.out().printf(Locale.ROOT, "largest |exported - F32 master| = %s; %.2f%% of elements"
+        + " changed%n", r.maxAbsDiff() == 0 ? "0 (exact)"
+        : String.format(Locale.ROOT, "%.3g (%s)", r.maxAbsDiff(), r.worstTensor()),
         100 * r.changedFraction());
     return 0;
   }

@@ -102,11 +102,14 @@ public final class DeltaCheckpointReader {
           + step + " in " + tablePath + describe(at) + "; complete steps: "
           + versions(runId, at).keySet());
     }
-    return read(runId, v, at, kinds);
+    return read(runId, v, kinds);
   }
 
-  /** Loads the checkpoint a {@link Version} (from {@link #versions}) describes. */
-  public Checkpoint read(String runId, Version v, TableVersion at, Set<Kind> kinds) {
+  /**
+   * Loads the checkpoint a {@link Version} (from {@link #versions}) describes, from the table
+   * version its manifest was found in.
+   */
+  public Checkpoint read(String runId, Version v, Set<Kind> kinds) {
     Snapshot snapshot = snapshot(new TableVersion.AsOfVersion(v.tableVersion()));
     CheckpointAssembler assembler = new CheckpointAssembler(runId, v.step(), v.manifest(), kinds);
     Predicate kindFilter = null;
