@@ -10,6 +10,7 @@ import java.io.Serializable;
  * @param warehouse root of every Delta table: a local folder or any Hadoop URI
  * @param dataDir where {@code setup} caches downloads and local runs keep temp files
  * @param policy the settings of the policies that need any (djl, openai, anthropic)
+ * @param learner the driver-side learner (objective, AdamW, micro-batches)
  * @param checkpoints the layout of the checkpoints table
  */
 public record ArborConfig(
@@ -23,11 +24,12 @@ public record ArborConfig(
     ReplSettings repl,
     SandboxSettings sandbox,
     RlmSettings rlm,
+    LearnerSettings learner,
     CheckpointSettings checkpoints) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
     return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm,
-        checkpoints);
+        learner, checkpoints);
   }
 }
