@@ -80,11 +80,13 @@ class ExactResumeTest {
     return out;
   }
 
+  /** One query with two roots; every sample is a whole node of weight 1: mass 1 each. */
   private static BatchShape shape(List<TrainSample> samples) {
-    long tokens = samples.stream().mapToLong(s -> s.responseIds().length).sum();
-    double nodeWeight = samples.stream()
-        .mapToDouble(s -> s.weight() * s.responseIds().length / s.nodeGenTokens()).sum();
-    return BatchShape.of(List.of(new BatchShape.QueryTotals("q", 2, tokens, nodeWeight)));
+    long tokens = 0;
+    for (TrainSample s : samples) {
+      tokens += s.responseIds().length;
+    }
+    return BatchShape.of(List.of(new BatchShape.QueryTotals("q", 2, tokens, samples.size())));
   }
 
   private static Checkpoint checkpoint(long step, Qwen3Model policy, AdamWState state) {
