@@ -198,7 +198,9 @@ public final class CheckpointStore {
     var writer = spark.createDataFrame(rows, Checkpoints.SCHEMA)
         // One task: a checkpoint's rows are few and large; more tasks only add files.
         .coalesce(1)
-        .write().format("delta");
+        .write().format("delta")
+        // Float bytes are near-random: Snappy saves nothing on them and costs CPU on every save.
+        .option("compression", "uncompressed");
     if (!warehouse.exists(Table.CHECKPOINTS)) {
       writer.partitionBy(Checkpoints.PARTITIONS).mode("append").save(tablePath());
     } else if (replaceWhere == null) {
