@@ -24,6 +24,7 @@ public final class BenchJob implements Job {
     all.put("repl", new ReplBench());
     all.put("rollouts", new RolloutsBench());
     all.put("learner", new LearnerBench());
+    all.put("checkpoints", new CheckpointsBench());
     return all;
   }
 
