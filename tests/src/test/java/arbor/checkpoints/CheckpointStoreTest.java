@@ -198,7 +198,7 @@ class CheckpointStoreTest {
     List<float[]> got = JavaSparkContext.fromSparkContext(spark.sparkContext())
         .parallelize(List.of(0), 1).map(i -> {
           ModelHolder holder = new ModelHolder(Device.cpu(), source,
-              new GenerationEngine.Options(2, 16, 32));
+              new GenerationEngine.Options(2, 16));
           try (ModelHolder.Lease lease = holder.acquire(new CheckpointKey("run", 4))) {
             return logits(lease.policy());
           } finally {
