@@ -82,19 +82,25 @@ public final class DjlPolicy implements Policy, AutoCloseable {
 
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn());
+    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), call.maxNewTokens());
     return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs());
   }
 
   @Override
   public String complete(NodePath node, String prompt) throws PolicyException {
-    return run(List.of(ChatMessage.user(prompt)), node + " llm_query").text();
+    return complete(node, prompt, Integer.MAX_VALUE).text();
   }
 
-  private ChatTurn run(List<ChatMessage> messages, String who) throws PolicyException {
+  @Override
+  public Generation complete(NodePath node, String prompt, int maxNewTokens) throws PolicyException {
+    ChatTurn turn = run(List.of(ChatMessage.user(prompt)), node + " llm_query", maxNewTokens);
+    return new Generation(turn.text(), null, turn.responseIds(), null);
+  }
+
+  private ChatTurn run(List<ChatMessage> messages, String who, int maxNewTokens) throws PolicyException {
     CompletableFuture<ChatTurn> future;
     try {
-      future = generator.complete(messages, params());
+      future = generator.complete(messages, params(maxNewTokens));
     } catch (IllegalArgumentException | IllegalStateException e) {
       // Prompt longer than the model's positions, or the engine is closed.
       throw new PolicyException("djl policy could not generate for " + who + ": "
@@ -117,11 +123,11 @@ public final class DjlPolicy implements Policy, AutoCloseable {
    * Each request gets its own seed, derived from the run's seed and the request's number, so two
    * samples of the same prompt differ and a run is reproducible when requests come in order.
    */
-  private SamplingParams params() {
+  private SamplingParams params(int maxNewTokens) {
     long n = requests.getAndIncrement();
     long s = mix(seed ^ mix(n + 0x9E3779B97F4A7C15L));
     return new SamplingParams(sampling.temperature(), sampling.topP(), sampling.topK(),
-        sampling.maxNewTokens(), s, Set.of());
+        Math.min(sampling.maxNewTokens(), maxNewTokens), s, Set.of());
   }
 
   /** SplitMix64's finaliser: nearby inputs give unrelated seeds. */

@@ -14,6 +14,15 @@ public interface Policy {
    */
   String complete(NodePath node, String prompt) throws PolicyException;
 
+  /**
+   * As {@link #complete(NodePath, String)}, generating at most {@code maxNewTokens} tokens (what
+   * is left of the tree's budget); the tokens are counted against that budget. Policies with a
+   * token limit of their own override this to respect the bound.
+   */
+  default Generation complete(NodePath node, String prompt, int maxNewTokens) throws PolicyException {
+    return Generation.ofText(complete(node, prompt));
+  }
+
   /** The policy could not answer; the node ends with status {@code policy_error}. */
   final class PolicyException extends Exception {
     public PolicyException(String message) {

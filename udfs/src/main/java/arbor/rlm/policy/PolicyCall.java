@@ -8,9 +8,20 @@ import java.util.List;
  * @param prompt the node's own prompt, also quoted in the conversation; given separately for
  *     policies written in Java (the scripted expert) that work from it
  * @param multiPaper whether the node's context is a dict of papers (else one paper's text)
+ * @param maxNewTokens the most tokens this turn may generate: what is left of its tree's token
+ *     budget; a policy generates at most this many, whatever its own setting
  */
-public record PolicyCall(NodePath node, int turn, List<ChatMessage> messages, String prompt, boolean multiPaper) {
+public record PolicyCall(NodePath node, int turn, List<ChatMessage> messages, String prompt, boolean multiPaper,
+    int maxNewTokens) {
   public PolicyCall {
     messages = List.copyOf(messages);
+    if (maxNewTokens < 1) {
+      throw new IllegalArgumentException("maxNewTokens must be at least 1, got " + maxNewTokens);
+    }
+  }
+
+  /** A call bounded only by the policy's own settings. */
+  public PolicyCall(NodePath node, int turn, List<ChatMessage> messages, String prompt, boolean multiPaper) {
+    this(node, turn, messages, prompt, multiPaper, Integer.MAX_VALUE);
   }
 }

@@ -90,7 +90,7 @@ public final class InProcessSandbox implements Sandbox {
           lost = true;
         }
       });
-      lost |= result.status() == CellStatus.SANDBOX_LOST;
+      lost |= result.status().replGone();
       return result;
     }
 

@@ -21,7 +21,12 @@ public final class EndpointPolicy implements Policy, AutoCloseable {
 
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    return Generation.ofText(endpoint.chat(call.messages()));
+    return Generation.ofText(endpoint.chat(call.messages(), call.maxNewTokens()));
+  }
+
+  @Override
+  public Generation complete(NodePath node, String prompt, int maxNewTokens) throws PolicyException {
+    return Generation.ofText(endpoint.chat(List.of(ChatMessage.user(prompt)), maxNewTokens));
   }
 
   @Override
