@@ -181,5 +181,39 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
             restore()
         return [raised, state["final"], user_names()]
 
+    from itertools import islice
+
+    # What one REPL keeps, roughly: containers are sized from a sample of their items, so that a
+    # list of a million strings costs a few dozen getsizeof calls, not a million.
+    def footprint(getsizeof=sys.getsizeof, isinstance=isinstance, len=len, list=list, dict=dict,
+                  sum=sum, islice=islice, BaseException=BaseException):
+        def approx(v, depth):
+            try:
+                size = getsizeof(v)
+                if depth < 3 and isinstance(v, (dict, list, tuple, set, frozenset)):
+                    n = len(v)
+                    if isinstance(v, dict):
+                        sample = list(islice(v.items(), 16))
+                        each = [approx(a, depth + 1) + approx(b, depth + 1) for a, b in sample]
+                    else:
+                        each = [approx(a, depth + 1) for a in islice(v, 16)]
+                    if each:
+                        size += n * sum(each) // len(each)
+                return size
+            except BaseException:
+                return 64
+        total = 0
+        for k in user_names():
+            total += approx(ns.get(k), 0)
+        return total
+
+    def reset(list=list):
+        # A REPL that kept too much: back to a fresh one, its context and built-ins intact.
+        for k in list(ns):
+            if k not in reserved and k not in ("__builtins__", "__name__"):
+                del ns[k]
+        state["final"] = None
+        restore()
+
     restore()
-    return [run, restore]
+    return [run, restore, footprint, reset]
