@@ -136,6 +136,8 @@ public final class PythonSession implements AutoCloseable {
     try {
       return footprint.execute().asLong();
     } catch (PolyglotException e) {
+      // The estimate is a safeguard; a REPL that breaks it keeps its variables (the worker's -Xmx holds).
+      System.err.println("arbor: the footprint of a REPL could not be estimated: " + e.getMessage());
       return 0;
     }
   }

@@ -183,25 +183,31 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
 
     from itertools import islice
 
-    # What one REPL keeps, roughly: containers are sized from a sample of their items, so that a
-    # list of a million strings costs a few dozen getsizeof calls, not a million.
-    def footprint(getsizeof=sys.getsizeof, isinstance=isinstance, len=len, list=list, dict=dict,
+    # What one REPL keeps, roughly, in bytes of the worker's heap: containers are sized from a
+    # sample of their items, so that a list of a million strings costs a few dozen steps, not a
+    # million. (GraalPy's sys.getsizeof is no help here: it does not describe Java's heap.)
+    def footprint(isinstance=isinstance, len=len, list=list, dict=dict, str=str, bytes=bytes,
                   sum=sum, islice=islice, BaseException=BaseException):
         def approx(v, depth):
             try:
-                size = getsizeof(v)
-                if depth < 3 and isinstance(v, (dict, list, tuple, set, frozenset)):
+                if isinstance(v, str):
+                    return 48 + len(v)
+                if isinstance(v, (bytes, bytearray)):
+                    return 32 + len(v)
+                if isinstance(v, (dict, list, tuple, set, frozenset)):
                     n = len(v)
-                    if isinstance(v, dict):
-                        sample = list(islice(v.items(), 16))
-                        each = [approx(a, depth + 1) + approx(b, depth + 1) for a, b in sample]
-                    else:
-                        each = [approx(a, depth + 1) for a in islice(v, 16)]
-                    if each:
-                        size += n * sum(each) // len(each)
-                return size
+                    size = 64 + 16 * n
+                    if depth < 3 and n:
+                        if isinstance(v, dict):
+                            each = [approx(a, depth + 1) + approx(b, depth + 1) for a, b in islice(v.items(), 16)]
+                        else:
+                            each = [approx(a, depth + 1) for a in islice(v, 16)]
+                        if each:
+                            size += n * sum(each) // len(each)
+                    return size
+                return 32
             except BaseException:
-                return 64
+                return 32
         total = 0
         for k in user_names():
             total += approx(ns.get(k), 0)
