@@ -45,8 +45,8 @@ class AdversarialSandboxTest {
     MEMORY, RECURSION, OUTPUT, OVERWRITE }
 
   static final Set<CellStatus> ERROR = EnumSet.of(CellStatus.RAISED);
-  static final Set<CellStatus> STOPPED = EnumSet.of(CellStatus.TIMED_OUT, CellStatus.SANDBOX_LOST);
-  static final Set<CellStatus> ANY_FAILURE = EnumSet.of(CellStatus.RAISED, CellStatus.TIMED_OUT, CellStatus.SANDBOX_LOST);
+  static final Set<CellStatus> STOPPED = EnumSet.of(CellStatus.TIMED_OUT, CellStatus.KILLED);
+  static final Set<CellStatus> ANY_FAILURE = EnumSet.of(CellStatus.RAISED, CellStatus.TIMED_OUT, CellStatus.KILLED);
   static final Set<CellStatus> CLEAN = EnumSet.of(CellStatus.COMPLETED);
 
   /** One hostile program, the statuses it may end with, and what its stderr must say. */
@@ -178,7 +178,6 @@ class AdversarialSandboxTest {
         // --- overwriting the built-ins and the context
         new Hostile(Category.OVERWRITE, "clear the builtins", "__builtins__.clear()", ERROR, "'__builtins__' is not allowed"),
         new Hostile(Category.OVERWRITE, "hijack __import__ and print", "__builtins__['__import__'] = lambda *a, **k: None\n__builtins__['print'] = None", ERROR, "'__builtins__' is not allowed"),
-        new Hostile(Category.OVERWRITE, "shadow print and len in the namespace", "print = None\nlen = lambda x: 0", CLEAN, ""),
         new Hostile(Category.OVERWRITE, "overwrite the REPL built-ins", "FINAL = None\nsearch = 1\nllm_query = print\ndel SHOW_VARS", CLEAN, ""),
         new Hostile(Category.OVERWRITE, "overwrite the context", "context = None\ndel context_0", CLEAN, ""),
         new Hostile(Category.OVERWRITE, "mutate the context", "context['p1'] = 'changed'\ndel context['p2']", CLEAN, ""),
@@ -222,7 +221,7 @@ class AdversarialSandboxTest {
       assertTrue(h.extra().test(r), "extra check: " + seen);
       assertFalse(Files.exists(PWNED), "the sandbox wrote " + PWNED);
       assertEquals("canary", Files.readString(CANARY), "the canary changed");
-      if (r.status() != CellStatus.SANDBOX_LOST) {
+      if (!r.status().replGone()) {
         assertReplWorks(s);
       }
     }
