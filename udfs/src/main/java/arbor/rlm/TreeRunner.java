@@ -79,10 +79,18 @@ public final class TreeRunner {
     }
   }
 
-  /** Runs one tree to its end and returns its records; {@code treeId} prefixes the node ids. */
+  /** Runs one tree to its end and returns its records; {@code treeId} prefixes the node ids and seeds it. */
   public TreeResult run(String treeId, String question, RlmContext context) {
+    return run(treeId, question, context, TreeSeed.ofTree(treeId, 0));
+  }
+
+  /**
+   * Runs one tree whose turns draw their seeds from {@code treeSeed} ({@link TreeSeed#of}), so the
+   * same seed reproduces the tree whatever the timing of its threads.
+   */
+  public TreeResult run(String treeId, String question, RlmContext context, long treeSeed) {
     long t0 = System.nanoTime();
-    Tree tree = new Tree(treeId, t0 + limits.treeWallTime().toNanos());
+    Tree tree = new Tree(treeId, t0 + limits.treeWallTime().toNanos(), treeSeed);
     tree.nodes.incrementAndGet();
     Node root = new Node(tree, NodePath.ROOT, null);
     Prompts.Role role = context instanceof RlmContext.Single ? Prompts.Role.SINGLE : Prompts.Role.ROOT_MULTI;
@@ -124,7 +132,7 @@ public final class TreeRunner {
     try {
       listener.nodeStarted(node.id(), node.path.depth(), prompt);
       try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
-        outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role), session, node,
+        outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role, node.tree.seed), session, node,
             turn -> listener.turnEnded(node.id(), turn));
         // Ended for whatever reason: nothing it started may outlive it.
         node.end();
@@ -216,7 +224,7 @@ public final class TreeRunner {
 
     private String complete(String prompt) throws HostCallException {
       node.admitLlmCalls(1);
-      return completeOne(prompt, node.tokensLeft());
+      return completeOne(prompt, node.tokensLeft(), node.llmSeed(node.llmCalls.getAndIncrement()));
     }
 
     private List<String> completeAll(List<JsonNode> prompts) throws HostCallException {
@@ -229,11 +237,13 @@ public final class TreeRunner {
       int bound = Math.max(1, node.tokensLeft() / Math.max(1, texts.size()));
       String[] answers = new String[texts.size()];
       List<Thread> threads = new ArrayList<>();
+      // Seeds follow the prompts' order in the calls, not the order the completions start in.
+      int first = node.llmCalls.getAndAdd(texts.size());
       for (int i = 0; i < texts.size(); i++) {
         int slot = i;
         threads.add(Thread.ofVirtual().start(() -> {
           try {
-            answers[slot] = completeOne(texts.get(slot), bound);
+            answers[slot] = completeOne(texts.get(slot), bound, node.llmSeed(first + slot));
           } catch (HostCallException | RuntimeException e) {
             answers[slot] = "Error: " + e.getMessage();
           }
@@ -247,7 +257,7 @@ public final class TreeRunner {
      * One plain completion on its own thread, which the node's end interrupts: a stopped node
      * leaves no generation running. Its tokens count against the tree's budget.
      */
-    private String completeOne(String prompt, int maxNewTokens) throws HostCallException {
+    private String completeOne(String prompt, int maxNewTokens, long seed) throws HostCallException {
       if (maxNewTokens < 1) {
         throw new HostCallException("llm_query refused: the tree's budget of "
             + limits.maxTokensPerTree() + " generated tokens is spent");
@@ -255,7 +265,7 @@ public final class TreeRunner {
       CompletableFuture<Generation> result = new CompletableFuture<>();
       Thread worker = Thread.ofVirtual().name("rlm-" + node.id() + "-llm").unstarted(() -> {
         try {
-          result.complete(policy.complete(node.path, prompt, maxNewTokens));
+          result.complete(policy.complete(node.path, prompt, seed, maxNewTokens));
         } catch (Throwable e) {
           result.completeExceptionally(e);
         }
@@ -292,6 +302,11 @@ public final class TreeRunner {
       JsonNode[] answers = new JsonNode[prompts.size()];
       NodeRecord[] records = new NodeRecord[prompts.size()];
       List<Thread> threads = new ArrayList<>();
+      // A child's index is its prompt's position among every prompt this node has asked for, in
+      // call order, refused ones included: the position in an rlm_query_batched call, or the order
+      // of rlm_query calls. It names the child (root.2 is the third prompt) and seeds it, so
+      // neither depends on which children were refused or started first.
+      int first = node.requested.getAndAdd(prompts.size());
       for (int i = 0; i < prompts.size(); i++) {
         JsonNode prompt = prompts.get(i);
         JsonNode ctx = contexts == null ? null : contexts.get(i);
@@ -311,11 +326,12 @@ public final class TreeRunner {
           answers[i] = JSON.getNodeFactory().textNode("Error: " + refusal);
           continue;
         }
-        Node child = node.newChild();
+        int childIndex = first + i;
+        Node child = node.newChild(childIndex);
         RlmContext finalContext = childContext;
         int slot = i;
         Thread t = Thread.ofVirtual().name("rlm-" + child.id()).unstarted(() -> records[slot] =
-            runNode(child, prompt.asText(), finalContext, Prompts.Role.CHILD, child.path.indexes().getLast()));
+            runNode(child, prompt.asText(), finalContext, Prompts.Role.CHILD, childIndex));
         child.thread = t;
         threads.add(t);
         node.tree.live.enter();
@@ -339,14 +355,16 @@ public final class TreeRunner {
   private static final class Tree {
     final String id;
     final long deadlineNanos;
+    final long seed;
     final AtomicInteger nodes = new AtomicInteger();
     final AtomicLong tokens = new AtomicLong();
     final ConcurrentLinkedQueue<NodeRecord> records = new ConcurrentLinkedQueue<>();
     final Liveness live = new Liveness();
 
-    Tree(String id, long deadlineNanos) {
+    Tree(String id, long deadlineNanos, long seed) {
       this.id = id;
       this.deadlineNanos = deadlineNanos;
+      this.seed = seed;
     }
 
     String rootId() {
@@ -360,8 +378,13 @@ public final class TreeRunner {
     final NodePath path;
     final Node parent;
     final AtomicInteger spawned = new AtomicInteger();
-    final List<Node> children = new ArrayList<>();
+    /** Child prompts asked for so far, refused ones included: the next child index. */
+    final AtomicInteger requested = new AtomicInteger();
+    /** llm_query prompts sent so far: the index of the next one's seed. */
     final AtomicInteger llmCalls = new AtomicInteger();
+    final List<Node> children = new ArrayList<>();
+    /** llm_query prompts admitted against the node's cap. */
+    final AtomicInteger llmAdmitted = new AtomicInteger();
     private final Set<HostCall> calls = new HashSet<>();
     volatile Thread thread;
     volatile NodeStatus stop;
@@ -393,9 +416,13 @@ public final class TreeRunner {
       return null;
     }
 
-    synchronized Node newChild() {
-      int index = spawned.getAndIncrement();
-      Node child = new Node(tree, path.child(index), this);
+    long llmSeed(int index) {
+      return TreeSeed.llmQuery(tree.seed, path, index);
+    }
+
+    synchronized Node newChild(int childIndex) {
+      spawned.getAndIncrement();
+      Node child = new Node(tree, path.child(childIndex), this);
       children.add(child);
       if (stop != null || ended) {
         child.stop = NodeStatus.CANCELLED;
@@ -459,9 +486,9 @@ public final class TreeRunner {
       if (stopped != null) {
         throw new HostCallException("llm_query refused: the node is stopping (" + stopped.key() + ")");
       }
-      int after = llmCalls.addAndGet(n);
+      int after = llmAdmitted.addAndGet(n);
       if (after > limits.maxLlmCallsPerNode()) {
-        llmCalls.addAndGet(-n);
+        llmAdmitted.addAndGet(-n);
         throw new HostCallException("llm_query refused: " + n + " more prompt(s) would pass this node's cap of "
             + limits.maxLlmCallsPerNode() + " llm_query prompts (" + (after - n) + " sent so far)");
       }

@@ -173,7 +173,7 @@ class TreeBudgetTest {
       }
 
       @Override
-      public Generation complete(NodePath node, String prompt, int maxNewTokens) {
+      public Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) {
         llmBounds.add(maxNewTokens);
         return Generation.ofText("w".repeat(40)); // 10 tokens
       }

@@ -80,27 +80,39 @@ public final class DjlPolicy implements Policy, AutoCloseable {
         List.of(engine, model));
   }
 
+  /** Samples the turn with the call's seed: the same call gives the same tokens, whatever else runs. */
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), call.maxNewTokens());
-    return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs());
+    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), params(call.seed(), call.maxNewTokens()));
+    Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
+        ? Generation.Finish.LENGTH : Generation.Finish.STOP;
+    return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs(), finish,
+        new Generation.Sampling(sampling.temperature(), sampling.topP(), sampling.topK()));
   }
 
   @Override
   public String complete(NodePath node, String prompt) throws PolicyException {
-    return complete(node, prompt, Integer.MAX_VALUE).text();
+    return complete(node, prompt, mix(seed ^ mix(requests.getAndIncrement() + 0x9E3779B97F4A7C15L)));
   }
 
   @Override
-  public Generation complete(NodePath node, String prompt, int maxNewTokens) throws PolicyException {
-    ChatTurn turn = run(List.of(ChatMessage.user(prompt)), node + " llm_query", maxNewTokens);
-    return new Generation(turn.text(), null, turn.responseIds(), null);
+  public String complete(NodePath node, String prompt, long seed) throws PolicyException {
+    return complete(node, prompt, seed, Integer.MAX_VALUE).text();
   }
 
-  private ChatTurn run(List<ChatMessage> messages, String who, int maxNewTokens) throws PolicyException {
+  @Override
+  public Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) throws PolicyException {
+    ChatTurn turn = run(List.of(ChatMessage.user(prompt)), node + " llm_query", params(seed, maxNewTokens));
+    Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
+        ? Generation.Finish.LENGTH : Generation.Finish.STOP;
+    return new Generation(turn.text(), null, turn.responseIds(), null, finish,
+        new Generation.Sampling(sampling.temperature(), sampling.topP(), sampling.topK()));
+  }
+
+  private ChatTurn run(List<ChatMessage> messages, String who, SamplingParams params) throws PolicyException {
     CompletableFuture<ChatTurn> future;
     try {
-      future = generator.complete(messages, params(maxNewTokens));
+      future = generator.complete(messages, params);
     } catch (IllegalArgumentException | IllegalStateException e) {
       // Prompt longer than the model's positions, or the engine is closed.
       throw new PolicyException("djl policy could not generate for " + who + ": "
@@ -119,15 +131,9 @@ public final class DjlPolicy implements Policy, AutoCloseable {
     }
   }
 
-  /**
-   * Each request gets its own seed, derived from the run's seed and the request's number, so two
-   * samples of the same prompt differ and a run is reproducible when requests come in order.
-   */
-  private SamplingParams params(int maxNewTokens) {
-    long n = requests.getAndIncrement();
-    long s = mix(seed ^ mix(n + 0x9E3779B97F4A7C15L));
+  private SamplingParams params(long seed, int maxNewTokens) {
     return new SamplingParams(sampling.temperature(), sampling.topP(), sampling.topK(),
-        Math.min(sampling.maxNewTokens(), maxNewTokens), s, Set.of());
+        Math.min(sampling.maxNewTokens(), maxNewTokens), seed, Set.of());
   }
 
   /** SplitMix64's finaliser: nearby inputs give unrelated seeds. */

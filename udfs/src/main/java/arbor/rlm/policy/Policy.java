@@ -15,12 +15,20 @@ public interface Policy {
   String complete(NodePath node, String prompt) throws PolicyException;
 
   /**
-   * As {@link #complete(NodePath, String)}, generating at most {@code maxNewTokens} tokens (what
-   * is left of the tree's budget); the tokens are counted against that budget. Policies with a
-   * token limit of their own override this to respect the bound.
+   * As {@link #complete(NodePath, String)}, drawn with {@code seed} ({@code arbor.rlm.TreeSeed}):
+   * a sampling policy overrides it so that a rerun reproduces its completions.
    */
-  default Generation complete(NodePath node, String prompt, int maxNewTokens) throws PolicyException {
-    return Generation.ofText(complete(node, prompt));
+  default String complete(NodePath node, String prompt, long seed) throws PolicyException {
+    return complete(node, prompt);
+  }
+
+  /**
+   * As {@link #complete(NodePath, String, long)}, generating at most {@code maxNewTokens} tokens
+   * (what is left of the tree's budget); the tokens are counted against that budget. Policies with
+   * a token limit of their own override this to respect the bound.
+   */
+  default Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) throws PolicyException {
+    return Generation.ofText(complete(node, prompt, seed));
   }
 
   /** The policy could not answer; the node ends with status {@code policy_error}. */
