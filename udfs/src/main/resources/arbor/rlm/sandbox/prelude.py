@@ -157,25 +157,22 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
             return found
         return {k: v for k, v in found.items() if k not in denied}
 
-    def guarded_exec(source, globals=None, locals=None, *rest, **kw):
-        caller = getframe(1)
-        if globals is None:
-            globals, locals = caller.f_globals, caller.f_locals
-        if from_model(caller.f_globals):
-            if not isinstance(source, (str, bytes)):
-                raise TypeError("exec() takes source text in this sandbox")
-            source = checked_compile(source, "exec")
-        return real_exec(source, globals, locals, *rest, **kw)
+    def source_runner(real, mode):
+        # exec and eval: model code's source is compiled with the name check; with no globals
+        # given, they run in the caller's namespace (not in this prelude's).
+        def run_source(source, globals=None, locals=None, *rest, **kw):
+            caller = getframe(1)
+            if globals is None:
+                globals, locals = caller.f_globals, caller.f_locals
+            if from_model(caller.f_globals):
+                if not isinstance(source, (str, bytes)):
+                    raise TypeError("%s() takes source text in this sandbox" % mode)
+                source = checked_compile(source, mode)
+            return real(source, globals, locals, *rest, **kw)
+        return run_source
 
-    def guarded_eval(source, globals=None, locals=None):
-        caller = getframe(1)
-        if globals is None:
-            globals, locals = caller.f_globals, caller.f_locals
-        if from_model(caller.f_globals):
-            if not isinstance(source, (str, bytes)):
-                raise TypeError("eval() takes source text in this sandbox")
-            source = checked_compile(source, "eval")
-        return real_eval(source, globals, locals)
+    guarded_exec = source_runner(real_exec, "exec")
+    guarded_eval = source_runner(real_eval, "eval")
 
     def guarded_compile(*args, **kw):
         # No code objects for model code: one could be edited (code.replace) past the name check.
