@@ -79,7 +79,7 @@ public final class DjlPolicy implements Policy, AutoCloseable {
   /** Samples the turn with the call's seed: the same call gives the same tokens, whatever else runs. */
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), params(call.seed()));
+    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), params(call.seed(), call.maxNewTokens()));
     Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
         ? Generation.Finish.LENGTH : Generation.Finish.STOP;
     return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs(), finish,
@@ -93,7 +93,16 @@ public final class DjlPolicy implements Policy, AutoCloseable {
 
   @Override
   public String complete(NodePath node, String prompt, long seed) throws PolicyException {
-    return run(List.of(ChatMessage.user(prompt)), node + " llm_query", params(seed)).text();
+    return complete(node, prompt, seed, Integer.MAX_VALUE).text();
+  }
+
+  @Override
+  public Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) throws PolicyException {
+    ChatTurn turn = run(List.of(ChatMessage.user(prompt)), node + " llm_query", params(seed, maxNewTokens));
+    Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
+        ? Generation.Finish.LENGTH : Generation.Finish.STOP;
+    return new Generation(turn.text(), null, turn.responseIds(), null, finish,
+        new Generation.Sampling(sampling.temperature(), sampling.topP(), sampling.topK()));
   }
 
   private ChatTurn run(List<ChatMessage> messages, String who, SamplingParams params) throws PolicyException {
@@ -118,9 +127,9 @@ public final class DjlPolicy implements Policy, AutoCloseable {
     }
   }
 
-  private SamplingParams params(long seed) {
+  private SamplingParams params(long seed, int maxNewTokens) {
     return new SamplingParams(sampling.temperature(), sampling.topP(), sampling.topK(),
-        sampling.maxNewTokens(), seed, Set.of());
+        Math.min(sampling.maxNewTokens(), maxNewTokens), seed, Set.of());
   }
 
   /** SplitMix64's finaliser: nearby inputs give unrelated seeds. */
