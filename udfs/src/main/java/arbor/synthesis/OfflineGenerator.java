@@ -51,7 +51,8 @@ public final class OfflineGenerator implements QueryGenerator {
       int total = papers.values().stream().mapToInt(List::size).sum();
       // Across papers only when every such section fits: leaving one out would make the evidence incomplete.
       if (papers.size() >= 2 && fitting.size() == papers.size() && total <= settings.maxEvidence()) {
-        byTier.get(Tier.of(papers.size())).add(candidate(group, role.across(), papers, role.name()));
+        String seed = group.member(group.seedPaperId()).map(GroupContext.Member::title).orElse(group.members().get(0).title());
+        byTier.get(Tier.of(papers.size())).add(candidate(group, role.across(seed), papers, role.name()));
       }
       fitting.forEach((paper, paragraphs) -> {
         String title = group.member(paper).orElseThrow().title();

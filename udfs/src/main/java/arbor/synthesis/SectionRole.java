@@ -74,8 +74,12 @@ public enum SectionRole {
     return String.format(aboutOne, title.strip());
   }
 
-  /** The question about every paper of a group that has a section of this role. */
-  public String across() {
-    return "Some of these papers give a section of its own to " + across + ": what does each of them report there?";
+  /**
+   * The question about every paper of a group that has a section of this role. It names the
+   * group by its seed paper, so that two groups never ask the same question.
+   */
+  public String across(String seedTitle) {
+    return "Among the papers grouped with \"" + seedTitle.strip() + "\", some give a section of its own to " + across
+        + ": what does each of them report there?";
   }
 }

@@ -39,7 +39,8 @@ class OfflineGeneratorTest {
         new Evidence("a", "We use MUTAG and PTC, two small molecule collections."),
         new Evidence("a", "PTC has 344 compounds."),
         new Evidence("b", "Our experiments use the Cora citation network.")), q.evidence());
-    assertTrue(q.question().startsWith("Some of these papers give a section of its own to the collections of examples"), q.question());
+    assertTrue(q.question().startsWith("Among the papers grouped with \"Kernels for Molecules\", some give a section of its own "
+        + "to the collections of examples"), q.question());
   }
 
   @Test
@@ -106,7 +107,7 @@ class OfflineGeneratorTest {
     assertTrue(SectionRole.of("Model").isEmpty());
     assertTrue(SectionRole.of("").isEmpty());
     for (SectionRole r : SectionRole.values()) {
-      String q = r.aboutOne("T").toLowerCase(Locale.ROOT) + " " + r.across().toLowerCase(Locale.ROOT);
+      String q = r.aboutOne("T").toLowerCase(Locale.ROOT) + " " + r.across("S").toLowerCase(Locale.ROOT);
       assertFalse(SectionRole.of(r.name().toLowerCase(Locale.ROOT)).isPresent() && q.contains(r.name().toLowerCase(Locale.ROOT)),
           "the question of " + r + " does not name the role");
     }
