@@ -84,7 +84,7 @@ public final class GenerateQueries implements MapPartitionsFunction<Row, Row> {
   }
 
   /** Why the query's ground truth cannot be found in the noisy text the policy reads, or empty. */
-  static Optional<String> unlocated(Query q, GroupContext group) {
+  public static Optional<String> unlocated(Query q, GroupContext group) {
     Map<String, NoisyLocator> locators = new HashMap<>();
     for (Evidence e : q.evidence()) {
       NoisyLocator locator = locators.computeIfAbsent(e.paperId(), id -> new NoisyLocator(group.member(id).orElseThrow().noisyText()));
