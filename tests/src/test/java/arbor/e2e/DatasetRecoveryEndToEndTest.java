@@ -25,10 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Crashes and changes: {@code synthesize} and {@code refresh} are failed before each of their
- * warehouse writes in turn (the test-only fault point of {@link JobContext#beforeEachWrite}),
- * and the next, unfailed run must leave the same dataset as a run that never failed; a paper
- * whose text changes has its stale queries retired, not deleted.
+ * Crashes and changes: {@code synthesize} and {@code refresh} are crashed before each of their
+ * warehouse writes in turn (through the test-only fault point {@link JobContext#beforeEachWrite}),
+ * and the next run must leave the same dataset as a run that never crashed; a paper whose text
+ * changes has its stale queries retired, not deleted.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatasetRecoveryEndToEndTest {
@@ -88,6 +88,8 @@ class DatasetRecoveryEndToEndTest {
   }
 
   private static void copy(Path from, Path to) throws java.io.IOException {
+    Files.createDirectories(to);
+    if (!Files.exists(from)) return;
     try (var files = Files.walk(from)) {
       for (Path f : files.toList()) {
         Path target = to.resolve(from.relativize(f).toString());
@@ -101,27 +103,40 @@ class DatasetRecoveryEndToEndTest {
     return TestEnv.spark().read().format("delta").load(warehouse.resolve(table.tableName).toString()).collectAsList();
   }
 
+  /**
+   * A job context on {@code warehouse} that copies the warehouse into {@code crashes/<k>} just
+   * before its k-th write: each copy is exactly what a crash before that write leaves behind
+   * (every write is one atomic MERGE and nothing else persists), so one run yields the aftermath
+   * of a crash at every write, without running the job once per crash.
+   */
+  private JobContext snapshotting(String job, Path warehouse, Path crashes, List<String> writes) {
+    JobContext context = context(job, warehouse, 0, new ArrayList<>());
+    context.beforeEachWrite(table -> {
+      writes.add(table.tableName);
+      try {
+        copy(warehouse, crashes.resolve(Integer.toString(writes.size())));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    return context;
+  }
+
   @Test
   void aSynthesizeThatCrashesBeforeAnyOfItsWritesIsCompletedByTheNextRun() throws Exception {
-    Path base = root.resolve("synthesize-base");
-    ingest(base);
     Path reference = root.resolve("synthesize-reference");
-    copy(base, reference);
+    ingest(reference);
     List<String> writes = new ArrayList<>();
-    try (JobContext c = context("synthesize", reference, 0, writes)) {
+    Path crashes = root.resolve("synthesize-crashes");
+    try (JobContext c = snapshotting("synthesize", reference, crashes, writes)) {
       SynthesizeJob.synthesize(c);
     }
     Set<String> expected = state(reference);
     assertTrue(expected.stream().anyMatch(s -> s.startsWith("query ")), expected.toString());
-    assertTrue(writes.size() >= 4, "embeddings, groups, queries, errors, seeded marks: " + writes);
+    assertEquals(List.of("paper_embeddings", "paper_groups", "queries", "synthesis_errors", "paper_embeddings"), writes,
+        "embeddings, groups, queries, errors, seeded marks");
     for (int k = 1; k <= writes.size(); k++) {
-      Path crashed = root.resolve("synthesize-crash-" + k);
-      copy(base, crashed);
-      int failAt = k;
-      try (JobContext c = context("synthesize", crashed, failAt, new ArrayList<>())) {
-        Fault fault = assertThrows(Fault.class, () -> SynthesizeJob.synthesize(c));
-        assertTrue(fault.getMessage().contains(writes.get(k - 1)), fault.getMessage());
-      }
+      Path crashed = crashes.resolve(Integer.toString(k));
       try (JobContext c = context("synthesize", crashed, 0, new ArrayList<>())) {
         SynthesizeJob.synthesize(c);
       }
@@ -133,23 +148,45 @@ class DatasetRecoveryEndToEndTest {
   void aRefreshThatCrashesBeforeAnyOfItsWritesIsCompletedByTheNextRun() throws Exception {
     Path reference = root.resolve("refresh-reference");
     List<String> writes = new ArrayList<>();
-    try (JobContext c = context("refresh", reference, 0, writes)) {
+    Path crashes = root.resolve("refresh-crashes");
+    try (JobContext c = snapshotting("refresh", reference, crashes, writes)) {
       RefreshJob.refresh(c, List.of(papers.toString()));
     }
     Set<String> expected = state(reference);
     assertTrue(expected.stream().anyMatch(s -> s.startsWith("query ")), expected.toString());
-    // The first write logs the run as running and the last as succeeded: crashing there leaves no dataset change to complete.
-    for (int k = 2; k < writes.size(); k++) {
-      Path crashed = root.resolve("refresh-crash-" + k);
-      int failAt = k;
-      try (JobContext c = context("refresh", crashed, failAt, new ArrayList<>())) {
-        assertThrows(Fault.class, () -> RefreshJob.refresh(c, List.of(papers.toString())));
-      }
+    assertTrue(writes.containsAll(List.of("papers", "paper_embeddings", "paper_groups", "queries", "synthesis_errors")), writes.toString());
+    // Before the first write (the run logged as running) nothing exists yet: a fresh refresh, tested elsewhere.
+    for (int k = 2; k <= writes.size(); k++) {
+      Path crashed = crashes.resolve(Integer.toString(k));
       try (JobContext c = context("refresh", crashed, 0, new ArrayList<>())) {
         RefreshJob.refresh(c, List.of(papers.toString()));
       }
       assertEquals(expected, state(crashed), "crashed before write " + k + " (" + writes.get(k - 1) + ") of " + writes);
     }
+  }
+
+  @Test
+  void aRefreshThatFailsAtAWriteIsLoggedAsFailedAndTheNextRunCompletesIt() throws Exception {
+    Path reference = root.resolve("refresh-reference-2");
+    try (JobContext c = context("refresh", reference, 0, new ArrayList<>())) {
+      RefreshJob.refresh(c, List.of(papers.toString()));
+    }
+    Path crashed = root.resolve("refresh-failed");
+    try (JobContext c = context("refresh", crashed, 0, new ArrayList<>())) {
+      c.beforeEachWrite(table -> {
+        if (table == Table.QUERIES) throw new Fault("fault injected before the queries write");
+      });
+      Fault fault = assertThrows(Fault.class, () -> RefreshJob.refresh(c, List.of(papers.toString())));
+      assertTrue(fault.getMessage().contains("queries"), fault.getMessage());
+    }
+    List<Row> runs = rows(crashed, Table.REFRESH_RUNS);
+    assertEquals(1, runs.size());
+    assertEquals("failed", runs.get(0).getAs("status"));
+    assertFalse(Files.exists(crashed.resolve("queries")), "the fault came before the queries were written");
+    try (JobContext c = context("refresh", crashed, 0, new ArrayList<>())) {
+      RefreshJob.refresh(c, List.of(papers.toString()));
+    }
+    assertEquals(state(reference), state(crashed));
   }
 
   @Test

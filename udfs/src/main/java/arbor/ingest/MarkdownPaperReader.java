@@ -40,6 +40,8 @@ public final class MarkdownPaperReader {
         paperId = b.substring("**Paper ID:**".length()).strip();
       } else if (b.startsWith("#")) {
         section = b.replaceFirst("^#+", "").strip();
+        // QASPER writes nested sections as "Parent ::: Child"; the innermost name is the heading.
+        section = section.substring(section.lastIndexOf(":::") + (section.contains(":::") ? 3 : 0)).strip();
       } else if (section != null && section.equalsIgnoreCase("abstract")) {
         abstractText.append(abstractText.isEmpty() ? "" : " ").append(b);
       } else if (title != null) {

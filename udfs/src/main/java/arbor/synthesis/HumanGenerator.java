@@ -39,7 +39,7 @@ public final class HumanGenerator implements QueryGenerator {
   }
 
   /** The question scoped to its paper by title; its first letter lower-cased unless it starts an acronym. */
-  static String scoped(String question, String title) {
+  public static String scoped(String question, String title) {
     String q = question.strip();
     boolean acronym = q.length() > 1 && Character.isUpperCase(q.charAt(1));
     if (!q.isEmpty() && !acronym) q = Character.toLowerCase(q.charAt(0)) + q.substring(1);

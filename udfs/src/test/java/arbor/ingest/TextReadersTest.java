@@ -31,6 +31,8 @@ class TextReadersTest {
 
         First paragraph.
 
+        ## Experiments ::: Datasets
+
         Second paragraph.
         """));
     Paper p = parsed.papers().get(0);
@@ -38,7 +40,7 @@ class TextReadersTest {
     assertEquals("A Markdown Paper", p.title());
     assertEquals("The abstract.", p.abstractText());
     assertEquals(List.of("First paragraph.", "Second paragraph."), p.cleanParagraphs());
-    assertEquals(List.of("Introduction", "Introduction"), p.sections());
+    assertEquals(List.of("Introduction", "Datasets"), p.sections(), "headings are kept beside the paragraphs, innermost name");
     assertEquals(Paper.NOISY_SIMULATED, p.noisySource());
   }
 

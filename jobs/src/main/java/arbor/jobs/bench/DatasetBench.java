@@ -60,13 +60,14 @@ final class DatasetBench implements Benchmark {
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
-    Args args = Args.parse("bench dataset", ctx.args(), Set.of(), Set.of("qasper", "papers", "offset", "groups", "k", "expert"));
+    Args args = Args.parse("bench dataset", ctx.args(), Set.of(), Set.of("qasper", "papers", "offset", "groups", "k", "expert", "examples"));
     Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
     int paperCount = Integer.parseInt(args.value("papers").orElse("150"));
     int offset = Integer.parseInt(args.value("offset").orElse("100"));
     int groupCount = Integer.parseInt(args.value("groups").orElse("40"));
     int k = Integer.parseInt(args.value("k").orElse("3"));
     int expertSample = Integer.parseInt(args.value("expert").orElse("24"));
+    int examples = Integer.parseInt(args.value("examples").orElse("0"));
     Map<String, Object> figures = new LinkedHashMap<>();
     if (!Files.isDirectory(qasper.resolve("papers")) || !Files.exists(qasper.resolve("questions_train.json"))) {
       out.println("bench dataset: skipped: QASPER is not at " + qasper + " (expected papers/ and questions_train.json; --qasper DIR)");
@@ -87,7 +88,7 @@ final class DatasetBench implements Benchmark {
       TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), c.rlm().loadPrompts(),
           c.rlm().limits(c.repl()));
       for (var g : generators.entrySet()) {
-        results.put(g.getKey(), measure(g.getValue(), groups, c.synthesis().queriesPerGroup(), k, expertSample, runner, out));
+        results.put(g.getKey(), measure(g.getValue(), groups, c.synthesis().queriesPerGroup(), k, expertSample, examples, runner, out));
       }
     }
     double ownPaper = ownPaperBm25(qasper, papers, k);
@@ -178,7 +179,7 @@ final class DatasetBench implements Benchmark {
   }
 
   private static Figures measure(QueryGenerator generator, List<GroupContext> groups, int perGroup, int k, int expertSample,
-      TreeRunner runner, PrintStream out) {
+      int examples, TreeRunner runner, PrintStream out) {
     List<Scored> queries = new ArrayList<>();
     long checked = 0;
     long located = 0;
@@ -190,6 +191,16 @@ final class DatasetBench implements Benchmark {
         located++;
         queries.add(new Scored(q, g));
       }
+    }
+    // Examples for the docs: every n-th query, evidence cut to 60 characters.
+    int every = Math.max(1, queries.size() / Math.max(1, examples));
+    for (int i = 0, shown = 0; examples > 0 && i < queries.size() && shown < examples; i += every, shown++) {
+      Query q = queries.get(i).query();
+      Evidence first = q.evidence().get(0);
+      out.printf("bench dataset: example %s %d. *%s*, %d of %d papers, %d paragraph(s): **%s**%n    evidence from %s; first: `%s`: \"%s...\"%n",
+          generator.name(), shown + 1, q.tier().label(), q.evidencePapers().size(), queries.get(i).group().members().size(),
+          q.evidence().size(), q.question(), String.join(", ", q.evidencePapers()), first.paperId(),
+          first.text().substring(0, Math.min(60, first.text().length())));
     }
     double bm25 = 0;
     int shortcuts = 0;
