@@ -41,7 +41,7 @@ public final class MarkdownPaperReader {
       } else if (b.startsWith("#")) {
         section = b.replaceFirst("^#+", "").strip();
         // QASPER writes nested sections as "Parent ::: Child"; the innermost name is the heading.
-        section = section.substring(section.lastIndexOf(":::") + (section.contains(":::") ? 3 : 0)).strip();
+        if (section.contains(":::")) section = section.substring(section.lastIndexOf(":::") + 3).strip();
       } else if (section != null && section.equalsIgnoreCase("abstract")) {
         abstractText.append(abstractText.isEmpty() ? "" : " ").append(b);
       } else if (title != null) {
