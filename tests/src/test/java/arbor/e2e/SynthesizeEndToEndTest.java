@@ -273,7 +273,9 @@ class SynthesizeEndToEndTest {
         }
         withQueries.add(q.getAs("group_id"));
       }
-      List<Row> errors = table("synthesis_errors");
+      // Rows of generator "*" mark groups that no generator could serve (done, not failed): not llm failures.
+      List<Row> errors = table("synthesis_errors").stream()
+          .filter(e -> !arbor.jobs.synthesize.DatasetBuilder.NO_QUERY.equals(e.getAs("generator"))).toList();
       assertFalse(withQueries.isEmpty(), run.out());
       assertFalse(errors.isEmpty(), run.out());
       for (Row e : errors) {
