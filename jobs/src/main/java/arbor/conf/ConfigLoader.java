@@ -89,8 +89,8 @@ public final class ConfigLoader {
     atLeast(c, "synthesis.splits.validation", 0);
     atLeast(c, "synthesis.splits.test", 0);
     atLeast(c, "synthesis.splits.sft", 0);
-    atLeast(c, "synthesis.offline.min_term_count", 1);
-    atLeast(c, "synthesis.offline.evidence_per_paper", 1);
+    atLeast(c, "synthesis.offline.max_section_paragraphs", 1);
+    atLeast(c, "synthesis.offline.max_evidence", 1);
     atLeast(c, "synthesis.llm.context_tokens", 100);
     atLeast(c, "synthesis.llm.timeout_seconds", 1);
     atLeast(c, "synthesis.llm.attempts", 1);

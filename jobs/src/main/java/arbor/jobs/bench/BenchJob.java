@@ -25,6 +25,7 @@ public final class BenchJob implements Job {
     all.put("rollouts", new RolloutsBench());
     all.put("learner", new LearnerBench());
     all.put("checkpoints", new CheckpointsBench());
+    all.put("dataset", new DatasetBench());
     return all;
   }
 
