@@ -29,10 +29,12 @@ public final class Notebook implements AutoCloseable {
   private final SparkSession spark;
   private final Warehouse warehouse;
   private final List<Table> tables;
+  private final boolean ownsSpark;
 
-  private Notebook(ArborConfig config, SparkSession spark) {
+  private Notebook(ArborConfig config, SparkSession spark, boolean ownsSpark) {
     this.config = config;
     this.spark = spark;
+    this.ownsSpark = ownsSpark;
     this.warehouse = new Warehouse(spark, config.warehouse());
     this.tables = warehouse.registerViews();
   }
@@ -61,7 +63,9 @@ public final class Notebook implements AutoCloseable {
     // JShell loads the project's classes in a class loader of its own; Spark and Delta find
     // their data sources through the thread's context loader, so make it that loader.
     Thread.currentThread().setContextClassLoader(Notebook.class.getClassLoader());
-    return new Notebook(config, Sessions.open(config.spark()));
+    // A session that already exists (a test suite's) is borrowed, not owned.
+    boolean owns = SparkSession.getDefaultSession().isEmpty();
+    return new Notebook(config, Sessions.open(config.spark()), owns);
   }
 
   public ArborConfig config() { return config; }
@@ -85,7 +89,13 @@ public final class Notebook implements AutoCloseable {
   }
 
   @Override
+  public String toString() {
+    return "Notebook[warehouse " + config.warehouse() + ", tables " + tables.stream().map(t -> t.tableName).toList() + "]";
+  }
+
+  /** Stops the SparkSession when this notebook started it. */
+  @Override
   public void close() {
-    spark.stop();
+    if (ownsSpark) spark.stop();
   }
 }

@@ -1,0 +1,141 @@
+package arbor.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import arbor.ingest.TestPdfs;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A real Spark standalone cluster on loopback (bin/local-cluster: a master and two workers,
+ * each a JVM, whose executors are JVMs again) runs the ingest job from a driver JVM of its own.
+ * The driver is given relative paths from a working folder no executor shares, so any path an
+ * executor would resolve on its own fails. While the executors parse, worker 1 and its executor
+ * are killed: the job must still finish with every paper exactly once.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClusterEndToEndTest {
+  private static final int PAPERS = 12;
+  private static final Path JAR = TestEnv.REPO.resolve("jobs/target/arbor-jobs.jar");
+  private static final Path FLAGS = TestEnv.REPO.resolve("jobs/target/classes/arbor-jvm.options");
+  private final Path root = TestEnv.WORK.resolve("cluster-e2e");
+  private final Path cluster = root.resolve("cluster");
+  private final Path driverDir = root.resolve("driver");
+  private final Set<String> titles = new TreeSet<>();
+
+  @BeforeAll
+  void startTheCluster() throws Exception {
+    Assumptions.assumeTrue(Files.isRegularFile(JAR) && Files.isRegularFile(FLAGS),
+        "no jobs jar at " + JAR + " (mvn package builds it before this module's tests): cluster test skipped");
+    if (Files.exists(cluster)) script("stop");
+    arbor.jobs.FileTrees.delete(root);
+    Path corpus = Files.createDirectories(driverDir.resolve("corpus"));
+    for (int i = 0; i < PAPERS; i++) {
+      String title = String.format("Cluster Paper %02d On Distributed Evidence", i);
+      titles.add(title);
+      List<String> body = new ArrayList<>();
+      for (int p = 0; p < 30; p++) {
+        body.add("Paragraph " + p + " of paper " + i + " says something only this paper says, number " + (i * 100 + p) + ".");
+      }
+      Files.write(corpus.resolve("paper-" + i + ".pdf"),
+          TestPdfs.paper(title, "The abstract of cluster paper " + i + ", long enough to be read as one.", body));
+    }
+    script("start", "--workers", "2", "--cores", "1", "--memory", "2g", "--executor-memory", "1200m");
+  }
+
+  @AfterAll
+  void stopTheCluster() throws Exception {
+    if (Files.exists(cluster.resolve("master.pid"))) script("stop");
+  }
+
+  @Test
+  void ingestOnTwoWorkersSurvivesTheLossOfOneWithNoPaperLostOrDuplicated() throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(Files.readString(FLAGS).strip().split("\\s+")));
+    cmd.addAll(List.of("-Xmx1g", "-Djava.io.tmpdir=" + root.resolve("tmp"),
+        "-Dlog4j2.configurationFile=" + cluster.resolve("log4j2.properties"),
+        "-cp", JAR.toString(), "arbor.jobs.Main", "ingest", "--conf", cluster.resolve("cluster.conf").toString(),
+        // relative on purpose: only the driver's working folder resolves them
+        "--set", "warehouse=warehouse", "--set", "data_dir=data", "--set", "ingest.files_per_task=1",
+        "--papers", "corpus"));
+    Files.createDirectories(root.resolve("tmp"));
+    Path log = root.resolve("driver.log");
+    Process driver = new ProcessBuilder(cmd).directory(driverDir.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    try {
+      // Kill worker 1 as soon as its executor runs a task of the job.
+      Path executorLogs = cluster.resolve("worker-1/work");
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (!runsATask(executorLogs)) {
+        assertTrue(driver.isAlive(), "the driver ended before worker 1 ran a task:\n" + Files.readString(log));
+        assertTrue(System.nanoTime() < deadline, "worker 1 ran no task in 10 minutes:\n" + Files.readString(log));
+        Thread.sleep(200);
+      }
+      assertTrue(driver.isAlive(), "the job was still running when worker 1 was killed");
+      script("kill-worker", "1");
+      assertTrue(driver.waitFor(20, TimeUnit.MINUTES), "the driver did not finish in 20 minutes");
+    } finally {
+      driver.destroyForcibly();
+    }
+    String out = Files.readString(log);
+    assertEquals(0, driver.exitValue(), "the driver failed:\n" + out);
+    assertTrue(out.contains("Lost executor 0") || out.contains("ExecutorLostFailure") || out.contains("Lost task"),
+        "the driver never noticed the lost executor:\n" + out);
+
+    // No paper lost, none twice: read the warehouse the driver wrote, from this JVM.
+    List<Row> rows = TestEnv.spark().read().format("delta").load(driverDir.resolve("warehouse/papers").toString())
+        .select("paper_id", "title").collectAsList();
+    Set<String> ids = new TreeSet<>();
+    Set<String> read = new TreeSet<>();
+    for (Row r : rows) {
+      ids.add(r.getString(0));
+      read.add(r.getString(1));
+    }
+    assertEquals(PAPERS, rows.size(), "one row per paper");
+    assertEquals(PAPERS, ids.size(), "distinct paper ids");
+    assertEquals(titles, read);
+
+    // Both workers' executors ran in their own folders under the workers' work dirs.
+    assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the job's tasks");
+  }
+
+  private static boolean runsATask(Path workDir) throws IOException {
+    if (!Files.isDirectory(workDir)) return false;
+    try (Stream<Path> files = Files.walk(workDir)) {
+      for (Path f : files.filter(p -> p.getFileName().toString().equals("stderr")).toList()) {
+        if (Files.readString(f, StandardCharsets.UTF_8).contains("Running task")) return true;
+      }
+    }
+    return false;
+  }
+
+  private void script(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(TestEnv.REPO.resolve("bin/local-cluster").toString()));
+    cmd.addAll(List.of(args));
+    cmd.addAll(List.of("--dir", cluster.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    File out = root.resolve("local-cluster-" + args[0] + ".log").toFile();
+    Files.createDirectories(root);
+    Process p = pb.redirectOutput(out).start();
+    assertTrue(p.waitFor(5, TimeUnit.MINUTES), "bin/local-cluster " + args[0] + " hung");
+    assertEquals(0, p.exitValue(), "bin/local-cluster " + String.join(" ", args) + " failed:\n" + Files.readString(out.toPath()));
+  }
+}
