@@ -4,7 +4,8 @@
 # absolute paths, so it is generated here and never committed) and prints how to start Jupyter.
 #   --execute  runs every notebook (or the ones named) headless against the demo warehouse,
 #              writing the executed copies to jobs/target/notebooks/executed; exits 1 if any
-#              cell of any notebook fails
+#              cell of any notebook fails; skips (and names) a notebook whose tables
+#              (metadata.arbor.needs) the warehouse lacks
 #   --strip    removes outputs and execution counts from notebooks/*.ipynb (before a commit)
 # bin/arbor calls it with JAVA_HOME set and the jobs jar freshly built. Jupyter comes from
 # Debian: apt-get install --no-install-recommends jupyter-nbconvert (jupyter-notebook to browse).
@@ -28,7 +29,7 @@ for a in "$@"; do
   case "$a" in
     --execute) execute=1 ;;
     --strip) strip=1 ;;
-    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option '$a' (options: --execute, --strip)" ;;
     *) [[ -f "$a" ]] || die "no such notebook: $a"; chosen+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")") ;;
   esac
@@ -96,8 +97,20 @@ fi
 [[ -d "$DATA/warehouse/papers/_delta_log" ]] || die "no demo warehouse at $DATA/warehouse: run bin/arbor demo first"
 (( ${#chosen[@]} )) || chosen=("$REPO"/notebooks/*.ipynb)
 mkdir -p "$OUT/executed"
-failed=()
+failed=() skipped=() ran=0
 for nb in "${chosen[@]}"; do
+  # A notebook names the tables it reads (metadata.arbor.needs); one whose tables the warehouse
+  # lacks is skipped, loudly, rather than failed: the demo warehouse may not hold a train run.
+  missing="$(/usr/bin/python3 -c '
+import json, os, sys
+needs = json.load(open(sys.argv[1])).get("metadata", {}).get("arbor", {}).get("needs", [])
+print(" ".join(t for t in needs if not os.path.isdir(os.path.join(sys.argv[2], t, "_delta_log"))))' "$nb" "$DATA/warehouse")"
+  if [[ -n "$missing" ]]; then
+    echo "arbor notebooks: SKIPPED $(basename "$nb"): the warehouse has no table $missing (run the job that writes it, e.g. bin/arbor train)" >&2
+    skipped+=("$(basename "$nb")")
+    continue
+  fi
+  ran=$((ran + 1))
   echo "arbor notebooks: executing $(basename "$nb")..." >&2
   start=$SECONDS
   if JUPYTER_PATH="$KERNELS" "$JUPYTER" nbconvert --log-level=WARN --to notebook --execute \
@@ -113,4 +126,4 @@ if (( ${#failed[@]} )); then
   echo "arbor notebooks: failed: ${failed[*]}" >&2
   exit 1
 fi
-echo "arbor notebooks: all ${#chosen[@]} notebooks ran; executed copies in $OUT/executed" >&2
+echo "arbor notebooks: $ran notebook(s) ran without a failing cell${skipped[*]:+; skipped for missing tables: ${skipped[*]}}; executed copies in $OUT/executed" >&2

@@ -79,6 +79,18 @@ public final class Notebook implements AutoCloseable {
     return warehouse.read(table);
   }
 
+  /** The table's Delta history, newest version first (version, timestamp, operation, ...). */
+  public Dataset<Row> history(Table table) {
+    table(table); // fails with the table's name when it does not exist
+    return io.delta.tables.DeltaTable.forPath(spark, warehouse.path(table)).history();
+  }
+
+  /** The table as it was at Delta version {@code version} (time travel). */
+  public Dataset<Row> asOf(Table table, long version) {
+    table(table);
+    return spark.read().format("delta").option("versionAsOf", version).load(warehouse.path(table));
+  }
+
   public Dataset<Row> sql(String query) {
     return spark.sql(query);
   }
@@ -86,6 +98,14 @@ public final class Notebook implements AutoCloseable {
   /** The first rows of a query as an HTML table. */
   public String html(String query) {
     return HtmlTable.render(sql(query));
+  }
+
+  public String html(String query, int maxRows) {
+    return HtmlTable.render(sql(query), maxRows, HtmlTable.DEFAULT_CHARS);
+  }
+
+  public String html(String query, int maxRows, int maxChars) {
+    return HtmlTable.render(sql(query), maxRows, maxChars);
   }
 
   @Override
