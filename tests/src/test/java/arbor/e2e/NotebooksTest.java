@@ -42,7 +42,7 @@ class NotebooksTest {
       JsonNode root = new ObjectMapper().readTree(nb.toFile());
       int i = 0;
       for (JsonNode cell : root.get("cells")) {
-        if (cell.get("cell_type").asText().equals("code")
+        if (cell.path("metadata").has("execution") || cell.get("cell_type").asText().equals("code")
             && (!cell.path("outputs").isEmpty() || !cell.path("execution_count").isNull())) {
           dirty.add(nb.getFileName() + " cell " + i);
         }
