@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
@@ -26,12 +28,13 @@ import org.junit.jupiter.api.TestInstance;
  * A real Spark standalone cluster on loopback (bin/local-cluster: a master and two workers,
  * each a JVM, whose executors are JVMs again) runs the ingest job from a driver JVM of its own.
  * The driver is given relative paths from a working folder no executor shares, so any path an
- * executor would resolve on its own fails. While the executors parse, worker 1 and its executor
- * are killed: the job must still finish with every paper exactly once.
+ * executor would resolve on its own fails. While the executors parse (some papers done, not
+ * all), worker 1 and its executor are killed: the job must still finish with every paper
+ * exactly once.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterEndToEndTest {
-  private static final int PAPERS = 12;
+  private static final int PAPERS = 24;
   private static final Path JAR = TestEnv.REPO.resolve("jobs/target/arbor-jobs.jar");
   private static final Path FLAGS = TestEnv.REPO.resolve("jobs/target/classes/arbor-jvm.options");
   private final Path root = TestEnv.WORK.resolve("cluster-e2e");
@@ -50,7 +53,7 @@ class ClusterEndToEndTest {
       String title = String.format("Cluster Paper %02d On Distributed Evidence", i);
       titles.add(title);
       List<String> body = new ArrayList<>();
-      for (int p = 0; p < 30; p++) {
+      for (int p = 0; p < 80; p++) {
         body.add("Paragraph " + p + " of paper " + i + " says something only this paper says, number " + (i * 100 + p) + ".");
       }
       Files.write(corpus.resolve("paper-" + i + ".pdf"),
@@ -77,18 +80,26 @@ class ClusterEndToEndTest {
         "--papers", "corpus"));
     Files.createDirectories(root.resolve("tmp"));
     Path log = root.resolve("driver.log");
-    Process driver = new ProcessBuilder(cmd).directory(driverDir.toFile()).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(driverDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    Process driver = pb.start();
     try {
-      // Kill worker 1 as soon as its executor runs a task of the job.
+      // Kill worker 1 while the executors parse: some papers are done, not all, and worker 1's
+      // executor has run tasks (so it holds work in flight or finished output to lose).
       Path executorLogs = cluster.resolve("worker-1/work");
+      Pattern parsing = Pattern.compile("ingest: ([1-9]\\d*)/" + PAPERS + " files");
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-      while (!runsATask(executorLogs)) {
-        assertTrue(driver.isAlive(), "the driver ended before worker 1 ran a task:\n" + Files.readString(log));
-        assertTrue(System.nanoTime() < deadline, "worker 1 ran no task in 10 minutes:\n" + Files.readString(log));
-        Thread.sleep(200);
+      while (true) {
+        String sofar = Files.readString(log);
+        Matcher m = parsing.matcher(sofar);
+        boolean midParse = false;
+        while (m.find()) midParse = Integer.parseInt(m.group(1)) < PAPERS;
+        if (midParse && runsATask(executorLogs)) break;
+        assertTrue(driver.isAlive(), "the driver ended before the kill:\n" + sofar);
+        assertTrue(!sofar.contains("files parsed in"), "parsing ended before worker 1 could be killed:\n" + sofar);
+        assertTrue(System.nanoTime() < deadline, "no parse progress with worker 1 busy in 10 minutes:\n" + sofar);
+        Thread.sleep(100);
       }
-      assertTrue(driver.isAlive(), "the job was still running when worker 1 was killed");
       script("kill-worker", "1");
       assertTrue(driver.waitFor(20, TimeUnit.MINUTES), "the driver did not finish in 20 minutes");
     } finally {
