@@ -11,6 +11,7 @@ package org.rapaio.jupyter.kernel.channels;
  */
 public final class LoopThread extends Thread {
   private volatile boolean running = true;
+  private boolean warned;
   private final long sleepMillis;
   private final Runnable body;
 
@@ -24,7 +25,15 @@ public final class LoopThread extends Thread {
   public void run() {
     try {
       while (running) {
-        body.run();
+        try {
+          body.run();
+        } catch (RuntimeException e) {
+          // The shell channel's loop can run before the kernel has set its message handlers
+          // (a NullPointerException seen on a loaded machine); ending the thread then would
+          // leave the kernel deaf, so the loop tries again on its next turn.
+          if (!warned) System.err.println("arbor kernel patch: " + getName() + " loop failed once, retrying: " + e);
+          warned = true;
+        }
         Thread.sleep(sleepMillis);
       }
     } catch (InterruptedException e) {
