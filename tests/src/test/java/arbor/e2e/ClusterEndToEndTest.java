@@ -1,0 +1,243 @@
+package arbor.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import arbor.ingest.TestPdfs;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A real Spark standalone cluster on loopback (bin/local-cluster: a master and two workers,
+ * each a JVM, whose executors are JVMs again) runs the ingest job from a driver JVM of its own.
+ * The driver is given relative paths from a working folder no executor shares, so any path an
+ * executor would resolve on its own fails. While the executors parse (some papers done, not
+ * all), worker 1 and its executor are killed: the job must still finish with every paper
+ * exactly once. Then a rollout step over those papers (the scripted expert, the Rollouts stage)
+ * runs on a fresh pair of workers, and worker 1 is killed again while trees run: every tree is
+ * written exactly once, with all its nodes and turns.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterEndToEndTest {
+  private static final int PAPERS = 24;
+  private static final Path JAR = TestEnv.REPO.resolve("jobs/target/arbor-jobs.jar");
+  private static final Path FLAGS = TestEnv.REPO.resolve("jobs/target/classes/arbor-jvm.options");
+  private final Path root = TestEnv.WORK.resolve("cluster-e2e");
+  private final Path cluster = root.resolve("cluster");
+  private final Path driverDir = root.resolve("driver");
+  private final Set<String> titles = new TreeSet<>();
+
+  @BeforeAll
+  void startTheCluster() throws Exception {
+    Assumptions.assumeTrue(Files.isRegularFile(JAR) && Files.isRegularFile(FLAGS),
+        "no jobs jar at " + JAR + " (mvn package builds it before this module's tests): cluster test skipped");
+    if (Files.exists(cluster)) script("stop");
+    arbor.jobs.FileTrees.delete(root);
+    Path corpus = Files.createDirectories(driverDir.resolve("corpus"));
+    for (int i = 0; i < PAPERS; i++) {
+      String title = String.format("Cluster Paper %02d On Distributed Evidence", i);
+      titles.add(title);
+      List<String> body = new ArrayList<>();
+      for (int p = 0; p < 80; p++) {
+        body.add("Paragraph " + p + " of paper " + i + " says something only this paper says, number " + (i * 100 + p) + ".");
+      }
+      Files.write(corpus.resolve("paper-" + i + ".pdf"),
+          TestPdfs.paper(title, "The abstract of cluster paper " + i + ", long enough to be read as one.", body));
+    }
+    script("start", "--workers", "2", "--cores", "1", "--memory", "2500m", "--executor-memory", "2g");
+  }
+
+  @AfterAll
+  void stopTheCluster() throws Exception {
+    if (Files.exists(cluster.resolve("master.pid"))) script("stop");
+  }
+
+  private Process driver(Path log, String classPath, String mainClass, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(Files.readString(FLAGS).strip().split("\\s+")));
+    cmd.addAll(List.of("-Xmx1g", "-Djava.io.tmpdir=" + root.resolve("tmp"),
+        "-Dlog4j2.configurationFile=" + cluster.resolve("log4j2.properties"), "-cp", classPath, mainClass));
+    cmd.addAll(List.of(args));
+    Files.createDirectories(root.resolve("tmp"));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(driverDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    return pb.start();
+  }
+
+  @Test
+  @Order(1)
+  void ingestOnTwoWorkersSurvivesTheLossOfOneWithNoPaperLostOrDuplicated() throws Exception {
+    Path log = root.resolve("driver.log");
+    Process driver = driver(log, JAR.toString(), "arbor.jobs.Main", "ingest", "--conf", cluster.resolve("cluster.conf").toString(),
+        // relative on purpose: only the driver's working folder resolves them
+        "--set", "warehouse=warehouse", "--set", "data_dir=data", "--set", "ingest.files_per_task=1",
+        "--papers", "corpus");
+    try {
+      // Kill worker 1 while the executors parse: some papers are done, not all, and worker 1's
+      // executor has run tasks (so it holds work in flight or finished output to lose).
+      Path executorLogs = cluster.resolve("worker-1/work");
+      Pattern parsing = Pattern.compile("ingest: ([1-9]\\d*)/" + PAPERS + " files");
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (true) {
+        String sofar = Files.readString(log);
+        Matcher m = parsing.matcher(sofar);
+        boolean midParse = false;
+        while (m.find()) midParse = Integer.parseInt(m.group(1)) < PAPERS;
+        if (midParse && runsATask(executorLogs)) break;
+        assertTrue(driver.isAlive(), "the driver ended before the kill:\n" + sofar);
+        assertTrue(!sofar.contains("files parsed in"), "parsing ended before worker 1 could be killed:\n" + sofar);
+        assertTrue(System.nanoTime() < deadline, "no parse progress with worker 1 busy in 10 minutes:\n" + sofar);
+        Thread.sleep(100);
+      }
+      script("kill-worker", "1");
+      assertTrue(driver.waitFor(20, TimeUnit.MINUTES), "the driver did not finish in 20 minutes");
+    } finally {
+      driver.destroyForcibly();
+    }
+    String out = Files.readString(log);
+    assertEquals(0, driver.exitValue(), "the driver failed:\n" + out);
+    assertTrue(out.contains("Lost executor 0") || out.contains("ExecutorLostFailure") || out.contains("Lost task"),
+        "the driver never noticed the lost executor:\n" + out);
+
+    // No paper lost, none twice: read the warehouse the driver wrote, from this JVM.
+    List<Row> rows = TestEnv.spark().read().format("delta").load(driverDir.resolve("warehouse/papers").toString())
+        .select("paper_id", "title").collectAsList();
+    Set<String> ids = new TreeSet<>();
+    Set<String> read = new TreeSet<>();
+    for (Row r : rows) {
+      ids.add(r.getString(0));
+      read.add(r.getString(1));
+    }
+    assertEquals(PAPERS, rows.size(), "one row per paper");
+    assertEquals(PAPERS, ids.size(), "distinct paper ids");
+    assertEquals(titles, read);
+
+    // Both workers' executors ran in their own folders under the workers' work dirs.
+    assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the job's tasks");
+  }
+
+  @Test
+  @Order(2)
+  void aRolloutStepOnTwoWorkersSurvivesTheLossOfOneWithNoTreeLostOrDuplicated() throws Exception {
+    Assumptions.assumeTrue(Files.isDirectory(driverDir.resolve("warehouse/papers")), "the ingest test wrote no papers");
+    // Fresh workers: the first test killed one.
+    script("stop");
+    script("start", "--workers", "2", "--cores", "1", "--memory", "2500m", "--executor-memory", "2g");
+    Path markers = Files.createDirectories(root.resolve("markers"));
+    Path appJar = appJar(root.resolve("rollouts-driver.jar"));
+    Path log = root.resolve("rollouts-driver.log");
+    Process driver = driver(log, JAR + File.pathSeparator + appJar, ClusterRolloutsDriver.class.getName(),
+        cluster.resolve("cluster.conf").toString(), markers.toString(), appJar.toString());
+    int trees = PAPERS * 2;
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
+      while (true) {
+        List<String> ended = markerDirs(markers);
+        if (ended.stream().anyMatch(d -> d.contains("worker-1")) && ended.size() < trees) break;
+        String sofar = Files.readString(log);
+        assertTrue(driver.isAlive(), "the driver ended before worker 1 finished a tree:\n" + sofar);
+        assertTrue(ended.size() < trees, "all trees ended before worker 1 could be killed");
+        assertTrue(System.nanoTime() < deadline, "worker 1 finished no tree in 15 minutes:\n" + sofar);
+        Thread.sleep(100);
+      }
+      script("kill-worker", "1");
+      assertTrue(driver.waitFor(25, TimeUnit.MINUTES), "the rollouts driver did not finish in 25 minutes");
+    } finally {
+      driver.destroyForcibly();
+    }
+    String out = Files.readString(log);
+    assertEquals(0, driver.exitValue(), "the rollouts driver failed:\n" + out);
+    assertTrue(out.contains("Lost executor"), "the driver never noticed the lost executor:\n" + out);
+
+    var spark = TestEnv.spark();
+    var nodes = spark.read().format("delta").load(driverDir.resolve("warehouse/rollout_nodes").toString()).cache();
+    var turns = spark.read().format("delta").load(driverDir.resolve("warehouse/rollout_turns").toString());
+    var roots = nodes.filter(org.apache.spark.sql.functions.col(arbor.tables.RolloutNodes.PARENT_ID).isNull());
+    assertEquals(trees, roots.count(), "one root per query and sample");
+    assertEquals(trees, roots.select(arbor.tables.Cols.QUERY_ID, arbor.tables.Cols.SAMPLE).distinct().count(), "no tree twice");
+    assertEquals(nodes.count(), nodes.select(arbor.tables.Cols.NODE_ID).distinct().count(), "no node twice");
+    long turnRows = turns.count();
+    long turnsOfNodes = nodes.agg(org.apache.spark.sql.functions.sum(arbor.tables.RolloutNodes.TURNS)).first().getLong(0);
+    assertEquals(turnsOfNodes, turnRows, "every node's turns, once each");
+    assertEquals(turnRows, turns.select(arbor.tables.Cols.NODE_ID, arbor.tables.Cols.TURN).distinct().count(), "no turn twice");
+
+    // The executors ran in the workers' folders, never in the driver's.
+    for (String dir : markerDirs(markers)) {
+      assertTrue(dir.startsWith(cluster.toString()) && dir.contains("/work/"), "an executor ran in " + dir);
+    }
+    nodes.unpersist();
+  }
+
+  private static List<String> markerDirs(Path markers) throws IOException {
+    try (Stream<Path> files = Files.list(markers)) {
+      List<String> dirs = new ArrayList<>();
+      for (Path f : files.toList()) {
+        try {
+          dirs.add(Files.readString(f));
+        } catch (java.nio.file.NoSuchFileException e) {
+          // written as we list: the next poll sees it
+        }
+      }
+      return dirs;
+    }
+  }
+
+  /** The driver and its probe as a jar, which Spark ships to the executors (spark.jars). */
+  private static Path appJar(Path jar) throws IOException {
+    Path classes = Path.of(ClusterRolloutsDriver.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+    try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+        Stream<Path> files = Files.walk(classes.resolve("arbor/e2e"))) {
+      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("ClusterRolloutsDriver")).toList()) {
+        out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
+        Files.copy(f, out);
+        out.closeEntry();
+      }
+    }
+    return jar;
+  }
+
+  private static boolean runsATask(Path workDir) throws IOException {
+    if (!Files.isDirectory(workDir)) return false;
+    try (Stream<Path> files = Files.walk(workDir)) {
+      for (Path f : files.filter(p -> p.getFileName().toString().equals("stderr")).toList()) {
+        if (Files.readString(f, StandardCharsets.UTF_8).contains("Running task")) return true;
+      }
+    }
+    return false;
+  }
+
+  private void script(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(TestEnv.REPO.resolve("bin/local-cluster").toString()));
+    cmd.addAll(List.of(args));
+    cmd.addAll(List.of("--dir", cluster.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    File out = root.resolve("local-cluster-" + args[0] + ".log").toFile();
+    Files.createDirectories(root);
+    Process p = pb.redirectOutput(out).start();
+    assertTrue(p.waitFor(5, TimeUnit.MINUTES), "bin/local-cluster " + args[0] + " hung");
+    assertEquals(0, p.exitValue(), "bin/local-cluster " + String.join(" ", args) + " failed:\n" + Files.readString(out.toPath()));
+  }
+}
