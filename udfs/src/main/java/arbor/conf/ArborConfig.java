@@ -10,6 +10,8 @@ import java.io.Serializable;
  * @param warehouse root of every Delta table: a local folder or any Hadoop URI
  * @param dataDir where {@code setup} caches downloads and local runs keep temp files
  * @param policy the settings of the policies that need any (djl, openai, anthropic)
+ * @param judge how roots are judged (the rewards table)
+ * @param advantages how group advantages become sample weights (the samples table)
  */
 public record ArborConfig(
     String warehouse,
@@ -21,10 +23,12 @@ public record ArborConfig(
     SynthesisSettings synthesis,
     ReplSettings repl,
     SandboxSettings sandbox,
-    RlmSettings rlm) implements Serializable {
+    RlmSettings rlm,
+    JudgeSettings judge,
+    AdvantageSettings advantages) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, judge, advantages);
   }
 }
