@@ -20,7 +20,7 @@ import java.util.Map;
  *       {@code 1 + 9 * share}, so that the columns read alike whichever judge wrote them.
  * </ul>
  */
-public final class EmbeddedJudge implements Judge {
+public final class EmbeddedJudge implements RootJudge {
   public static final String NAME = "embedded";
   private final double cover;
 

@@ -22,12 +22,21 @@ public final class InfraFailure {
   public static final String POLICY_ERROR = "policy_error";
   public static final Set<String> ENDPOINT_POLICIES = Set.of("openai", "anthropic");
 
-  /** Why a root of this status and policy is an infrastructure failure, or null. */
-  public static String ofRoot(String status, String policy, String error) {
+  /**
+   * Why the tree is an infrastructure failure, or null when it is not.
+   *
+   * @param status the root's status
+   * @param policy the root's policy
+   * @param error the root's error text, or null
+   * @param lostNodes nodes of the tree (the root included) with status {@code sandbox_lost}
+   */
+  public static String of(String status, String policy, String error, long lostNodes) {
+    String detail = error == null || error.isBlank() ? "" : ": " + error;
     if (POLICY_ERROR.equals(status) && ENDPOINT_POLICIES.contains(policy)) {
-      return "the " + policy + " endpoint never answered the root" + (error == null ? "" : ": " + error);
+      return "the " + policy + " endpoint never answered the root" + detail;
     }
-    if (SANDBOX_LOST.equals(status)) return "the root's sandbox was lost" + (error == null ? "" : ": " + error);
+    if (SANDBOX_LOST.equals(status)) return "the root's sandbox was lost" + detail;
+    if (lostNodes > 0) return lostNodes + " node(s) of the tree lost their sandbox";
     return null;
   }
 }

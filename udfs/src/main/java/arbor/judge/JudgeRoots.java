@@ -35,8 +35,11 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
   public static final String TEXT = "text";
   public static final String ROOTS = "roots";
   public static final String FINAL_ANSWER = "final_answer";
-  /** Why the root's tree is an infrastructure failure, or null (see {@link InfraFailure}). */
-  public static final String INFRA = "infra";
+  public static final String STATUS = "status";
+  public static final String POLICY = "policy";
+  public static final String ERROR = "error";
+  /** Nodes of the root's tree with status {@code sandbox_lost}. */
+  public static final String LOST_NODES = "lost_nodes";
 
   public static final StructType ROOT = new StructType()
       .add(Cols.RUN_ID, DataTypes.StringType, false)
@@ -44,7 +47,10 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
       .add(Cols.NODE_ID, DataTypes.StringType, false)
       .add(Cols.SAMPLE, DataTypes.IntegerType, false)
       .add(FINAL_ANSWER, DataTypes.StringType, true)
-      .add(INFRA, DataTypes.StringType, true);
+      .add(STATUS, DataTypes.StringType, false)
+      .add(POLICY, DataTypes.StringType, false)
+      .add(ERROR, DataTypes.StringType, true)
+      .add(LOST_NODES, DataTypes.LongType, false);
 
   public static final StructType INPUT = new StructType()
       .add(Cols.QUERY_ID, DataTypes.StringType, false)
@@ -64,7 +70,7 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
   @Override
   public Iterator<Row> call(Iterator<Row> queries) throws Exception {
     List<Callable<Row>> work = new ArrayList<>();
-    try (Judge judge = spec.create()) {
+    try (RootJudge judge = spec.create()) {
       while (queries.hasNext()) {
         Row q = queries.next();
         String queryId = q.getAs(Cols.QUERY_ID);
@@ -101,12 +107,12 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
     return out;
   }
 
-  private Row judgeRoot(Judge judge, String queryId, JudgeCase base, Row root) {
+  private Row judgeRoot(RootJudge judge, String queryId, JudgeCase base, Row root) {
     String runId = root.getAs(Cols.RUN_ID);
     long step = root.getAs(Cols.STEP);
     String nodeId = root.getAs(Cols.NODE_ID);
     int sample = root.getAs(Cols.SAMPLE);
-    String infra = root.getAs(INFRA);
+    String infra = InfraFailure.of(root.getAs(STATUS), root.getAs(POLICY), root.getAs(ERROR), root.<Long>getAs(LOST_NODES));
     if (infra != null) {
       return RowFactory.create(runId, step, nodeId, queryId, sample, null, null, null, null, spec.judgeName(),
           null, null, null, Rewards.INFRA_FAILURE, infra);

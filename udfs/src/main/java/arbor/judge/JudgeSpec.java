@@ -24,7 +24,7 @@ public record JudgeSpec(JudgeSettings settings, String rubric, String apiKey) im
   }
 
   /** A new judge; the caller closes it. */
-  public Judge create() {
+  public RootJudge create() {
     return switch (settings.kind()) {
       case EMBEDDED -> new EmbeddedJudge(settings.embedded().cover());
       case RUBRIC -> new RubricJudge(settings.rubric(), rubric, apiKey);

@@ -24,7 +24,7 @@ import java.util.Map;
  * default); each attempt has a timeout; a failed request or an unusable reply is retried with
  * exponential backoff, and after the last attempt the verdict is the error, never an exception.
  */
-public final class RubricJudge implements Judge {
+public final class RubricJudge implements RootJudge {
   public static final String NAME = "rubric";
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -4,7 +4,7 @@ package arbor.judge;
  * Scores a root's submitted spans against the ground truth. Implementations never throw for a
  * bad reply or an unreachable server: they return a failed {@link Verdict} that says what happened.
  */
-public sealed interface Judge extends AutoCloseable permits EmbeddedJudge, RubricJudge {
+public sealed interface RootJudge extends AutoCloseable permits EmbeddedJudge, RubricJudge {
 
   /** The name stored in {@code rewards.judge}. */
   String name();

@@ -1,0 +1,51 @@
+package arbor.judge;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_list;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
+
+import arbor.tables.Cols;
+import arbor.tables.Rewards;
+import arbor.tables.RolloutNodes;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+
+/**
+ * The judge stage: the roots of a step's rollout trees in, one {@code rewards} row per root out.
+ * Children are never judged. Each root is judged on the executors against its query's evidence
+ * located in the noisy text of its group's papers; a tree that ended in an infrastructure failure
+ * ({@link InfraFailure}) is recorded as {@code infra_failure} without a judge call, and a judge
+ * that fails after its retries leaves a {@code judge_error} row: neither is a zero reward.
+ */
+public final class Judge {
+  private final JudgeSpec spec;
+
+  public Judge(JudgeSpec spec) {
+    this.spec = spec;
+  }
+
+  /**
+   * @param nodes {@code rollout_nodes} rows of the step (roots and children)
+   * @param references {@link References#of} for the queries of those roots
+   */
+  public Dataset<Row> transform(Dataset<Row> nodes, Dataset<Row> references) {
+    Dataset<Row> lost = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID))
+        .agg(sum(when(col(RolloutNodes.STATUS).equalTo(lit(InfraFailure.SANDBOX_LOST)), 1L).otherwise(0L)).as(JudgeRoots.LOST_NODES));
+    Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
+        .join(lost, col(Cols.RUN_ID).equalTo(lost.col(Cols.RUN_ID)).and(nodes.col(Cols.STEP).equalTo(lost.col(Cols.STEP)))
+            .and(nodes.col(Cols.NODE_ID).equalTo(lost.col(Cols.ROOT_ID))))
+        .select(nodes.col(Cols.QUERY_ID), struct(nodes.col(Cols.RUN_ID), nodes.col(Cols.STEP), nodes.col(Cols.NODE_ID),
+            nodes.col(Cols.SAMPLE), nodes.col(RolloutNodes.FINAL_ANSWER), nodes.col(RolloutNodes.STATUS),
+            nodes.col(RolloutNodes.POLICY), nodes.col(RolloutNodes.ERROR), col(JudgeRoots.LOST_NODES)).as("root"));
+    Dataset<Row> perQuery = roots.groupBy(Cols.QUERY_ID).agg(collect_list(col("root")).as(JudgeRoots.ROOTS));
+    // A root whose query has no reference row still gets a row (a judge_error that says so).
+    Dataset<Row> input = perQuery.join(references, perQuery.col(Cols.QUERY_ID).equalTo(references.col(Cols.QUERY_ID)), "left")
+        .select(perQuery.col(Cols.QUERY_ID), col(JudgeRoots.QUESTION), col(JudgeRoots.EVIDENCE), col(JudgeRoots.PAPERS),
+            col(JudgeRoots.ROOTS));
+    return input.mapPartitions(new JudgeRoots(spec), Encoders.row(Rewards.SCHEMA));
+  }
+}
