@@ -33,14 +33,13 @@ public final class Judge {
    * @param references {@link References#of} for the queries of those roots
    */
   public Dataset<Row> transform(Dataset<Row> nodes, Dataset<Row> references) {
-    Dataset<Row> lost = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID))
+    Dataset<Row> lost = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID).as(Cols.NODE_ID))
         .agg(sum(when(col(RolloutNodes.STATUS).equalTo(lit(InfraFailure.SANDBOX_LOST)), 1L).otherwise(0L)).as(JudgeRoots.LOST_NODES));
     Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
-        .join(lost, col(Cols.RUN_ID).equalTo(lost.col(Cols.RUN_ID)).and(nodes.col(Cols.STEP).equalTo(lost.col(Cols.STEP)))
-            .and(nodes.col(Cols.NODE_ID).equalTo(lost.col(Cols.ROOT_ID))))
-        .select(nodes.col(Cols.QUERY_ID), struct(nodes.col(Cols.RUN_ID), nodes.col(Cols.STEP), nodes.col(Cols.NODE_ID),
-            nodes.col(Cols.SAMPLE), nodes.col(RolloutNodes.FINAL_ANSWER), nodes.col(RolloutNodes.STATUS),
-            nodes.col(RolloutNodes.POLICY), nodes.col(RolloutNodes.ERROR), col(JudgeRoots.LOST_NODES)).as("root"));
+        .join(lost, new String[] {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID})
+        .select(col(Cols.QUERY_ID), struct(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.SAMPLE),
+            col(RolloutNodes.FINAL_ANSWER), col(RolloutNodes.STATUS), col(RolloutNodes.POLICY), col(RolloutNodes.ERROR),
+            col(JudgeRoots.LOST_NODES)).as("root"));
     Dataset<Row> perQuery = roots.groupBy(Cols.QUERY_ID).agg(collect_list(col("root")).as(JudgeRoots.ROOTS));
     // A root whose query has no reference row still gets a row (a judge_error that says so).
     Dataset<Row> input = perQuery.join(references, perQuery.col(Cols.QUERY_ID).equalTo(references.col(Cols.QUERY_ID)), "left")
