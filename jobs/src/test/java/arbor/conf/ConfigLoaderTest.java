@@ -74,7 +74,7 @@ class ConfigLoaderTest {
     assertEquals(1000, s.targetQueries());
     assertEquals(List.of("llm", "offline"), s.generators());
     assertEquals("all-minilm-l6-v2-q", s.embedding().model());
-    assertEquals(new SplitSettings(10, 128, 32), s.splits());
+    assertEquals(new SplitSettings(10, 128, 32, new SplitSettings.Shares(0.1, 0.2, 0.1)), s.splits());
     assertEquals("OPENAI_API_KEY", s.llm().apiKeyEnv(), "the config names the variable, never holds the key");
     ConfigError e = assertThrows(ConfigError.class, () -> ConfigLoader.load(List.of(), List.of("synthesis.refresh.seed_fraction=2")));
     assertTrue(e.getMessage().contains("'synthesis.refresh.seed_fraction'"), e.getMessage());

@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * Assigns whole groups to splits. Groups are taken in the order of a stable hash of their id;
  * each goes to the first of {@code validation}, {@code test}, {@code sft} that still has room for
- * all its queries, else to {@code train}. The splits therefore never share a group, and groups
- * assigned earlier (by an earlier run, counted in {@code existing}) keep their split.
+ * all its queries, else to {@code train}. A fixed split's room is its size, capped by its share of
+ * all queries (those of earlier runs and these). The splits therefore never share a group, and
+ * groups assigned earlier (by an earlier run, counted in {@code existing}) keep their split.
  */
 public final class SplitPlan {
   private SplitPlan() {}
@@ -26,10 +27,12 @@ public final class SplitPlan {
 
   /** group id -> split, for {@code groups}; {@code existing} holds the query counts already in each split. */
   public static Map<String, String> assign(List<GroupQueries> groups, Map<String, Long> existing, SplitSettings sizes) {
+    long total = existing.values().stream().mapToLong(Long::longValue).sum()
+        + groups.stream().mapToLong(GroupQueries::queries).sum();
     Map<String, Long> room = new LinkedHashMap<>();
-    room.put(VALIDATION, sizes.validation() - existing.getOrDefault(VALIDATION, 0L));
-    room.put(TEST, sizes.test() - existing.getOrDefault(TEST, 0L));
-    room.put(SFT, sizes.sft() - existing.getOrDefault(SFT, 0L));
+    for (String split : List.of(VALIDATION, TEST, SFT)) {
+      room.put(split, sizes.cap(split, total) - existing.getOrDefault(split, 0L));
+    }
     Map<String, String> out = new LinkedHashMap<>();
     groups.stream().sorted(Comparator.comparing((GroupQueries g) -> Hashes.sha256(g.groupId())).thenComparing(GroupQueries::groupId))
         .forEach(g -> {
