@@ -1,6 +1,7 @@
 package arbor.judge;
 
 import arbor.conf.JudgeSettings.RubricSettings;
+import arbor.llm.SdkErrors;
 import arbor.synthesis.Evidence;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -67,7 +68,7 @@ public final class RubricJudge implements RootJudge {
       } catch (RuntimeException e) {
         boolean timedOut = (System.nanoTime() - start) / 1e9 >= settings.timeoutSeconds() - 0.05;
         reason = timedOut ? "timeout: no reply within " + settings.timeoutSeconds() + " s (judge.rubric.timeout_seconds)"
-            : "request failed: " + describe(e);
+            : "request failed: " + SdkErrors.describe(e);
         continue;
       }
       try {
@@ -178,14 +179,6 @@ public final class RubricJudge implements RootJudge {
     }
   }
 
-  /** The exception and its causes: the SDK wraps what went wrong in a bare "Request failed". */
-  private static String describe(Throwable e) {
-    StringBuilder text = new StringBuilder(e.getClass().getSimpleName() + ": " + e.getMessage());
-    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-      text.append(" (").append(c.getClass().getSimpleName()).append(": ").append(c.getMessage()).append(')');
-    }
-    return text.toString();
-  }
 
   private static boolean sleep(long millis) {
     try {
