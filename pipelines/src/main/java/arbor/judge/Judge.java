@@ -2,10 +2,7 @@ package arbor.judge;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.collect_list;
-import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.struct;
-import static org.apache.spark.sql.functions.sum;
-import static org.apache.spark.sql.functions.when;
 
 import arbor.tables.Cols;
 import arbor.tables.Rewards;
@@ -33,13 +30,13 @@ public final class Judge {
    * @param references {@link References#of} for the queries of those roots
    */
   public Dataset<Row> transform(Dataset<Row> nodes, Dataset<Row> references) {
-    Dataset<Row> lost = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID).as(Cols.NODE_ID))
-        .agg(sum(when(col(RolloutNodes.STATUS).equalTo(lit(InfraFailure.SANDBOX_LOST)), 1L).otherwise(0L)).as(JudgeRoots.LOST_NODES));
+    Dataset<Row> statuses = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID).as(Cols.NODE_ID))
+        .agg(collect_list(col(RolloutNodes.STATUS)).as(JudgeRoots.TREE_STATUSES));
     Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
-        .join(lost, new String[] {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID})
+        .join(statuses, new String[] {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID})
         .select(col(Cols.QUERY_ID), struct(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.SAMPLE),
             col(RolloutNodes.FINAL_ANSWER), col(RolloutNodes.STATUS), col(RolloutNodes.POLICY), col(RolloutNodes.ERROR),
-            col(JudgeRoots.LOST_NODES)).as("root"));
+            col(JudgeRoots.TREE_STATUSES)).as("root"));
     Dataset<Row> perQuery = roots.groupBy(Cols.QUERY_ID).agg(collect_list(col("root")).as(JudgeRoots.ROOTS));
     // A root whose query has no reference row still gets a row (a judge_error that says so).
     Dataset<Row> input = perQuery.join(references, perQuery.col(Cols.QUERY_ID).equalTo(references.col(Cols.QUERY_ID)), "left")

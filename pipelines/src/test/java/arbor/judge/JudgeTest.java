@@ -74,7 +74,7 @@ class JudgeTest {
       assertEquals(Rewards.INFRA_FAILURE, r.get(infra).getAs(Rewards.STATUS), infra);
       assertNull(r.get(infra).getAs(Rewards.REWARD));
     }
-    assertEquals("1 node(s) of the tree lost their sandbox", r.get(lost).getAs(Rewards.ERROR));
+    assertEquals("1 node(s) of the tree ended in an infrastructure failure {sandbox_lost=1}", r.get(lost).getAs(Rewards.ERROR));
     assertTrue(r.get(silent).<String>getAs(Rewards.ERROR).startsWith("the openai endpoint never answered"));
     assertEquals(Rewards.JUDGE_ERROR, r.get(unknown).getAs(Rewards.STATUS));
     assertEquals("query q9 has no evidence in the queries table", r.get(unknown).getAs(Rewards.ERROR));

@@ -9,7 +9,9 @@ import java.io.Serializable;
  *
  * @param warehouse root of every Delta table: a local folder or any Hadoop URI
  * @param dataDir where {@code setup} caches downloads and local runs keep temp files
- * @param policy the settings of the policies that need any (djl, openai, anthropic)
+ * @param policy the settings of the policies that need any (djl, openai, anthropic, replay)
+ * @param rollouts the rollout stage of a training step
+ * @param learner the driver-side learner (objective, AdamW, micro-batches)
  * @param judge how roots are judged (the rewards table)
  * @param advantages how group advantages become sample weights (the samples table)
  */
@@ -24,11 +26,25 @@ public record ArborConfig(
     ReplSettings repl,
     SandboxSettings sandbox,
     RlmSettings rlm,
+    RolloutSettings rollouts,
+    LearnerSettings learner,
     JudgeSettings judge,
     AdvantageSettings advantages) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, judge, advantages);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner, judge, advantages);
+  }
+
+  public ArborConfig withPolicy(PolicySettings p) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner, judge, advantages);
+  }
+
+  public ArborConfig withRlm(RlmSettings r) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner, judge, advantages);
+  }
+
+  public ArborConfig withRollouts(RolloutSettings r) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner, judge, advantages);
   }
 }

@@ -38,8 +38,8 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
   public static final String STATUS = "status";
   public static final String POLICY = "policy";
   public static final String ERROR = "error";
-  /** Nodes of the root's tree with status {@code sandbox_lost}. */
-  public static final String LOST_NODES = "lost_nodes";
+  /** The statuses of every node of the root's tree, the root's included. */
+  public static final String TREE_STATUSES = "tree_statuses";
 
   public static final StructType ROOT = new StructType()
       .add(Cols.RUN_ID, DataTypes.StringType, false)
@@ -50,7 +50,7 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
       .add(STATUS, DataTypes.StringType, false)
       .add(POLICY, DataTypes.StringType, false)
       .add(ERROR, DataTypes.StringType, true)
-      .add(LOST_NODES, DataTypes.LongType, false);
+      .add(TREE_STATUSES, DataTypes.createArrayType(DataTypes.StringType, false), false);
 
   public static final StructType INPUT = new StructType()
       .add(Cols.QUERY_ID, DataTypes.StringType, false)
@@ -112,7 +112,7 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
     long step = root.getAs(Cols.STEP);
     String nodeId = root.getAs(Cols.NODE_ID);
     int sample = root.getAs(Cols.SAMPLE);
-    String infra = InfraFailure.of(root.getAs(STATUS), root.getAs(POLICY), root.getAs(ERROR), root.<Long>getAs(LOST_NODES));
+    String infra = InfraFailure.of(root.getAs(POLICY), root.getAs(STATUS), root.getAs(ERROR), root.getList(root.fieldIndex(TREE_STATUSES)));
     if (infra != null) {
       return RowFactory.create(runId, step, nodeId, queryId, sample, null, null, null, null, spec.judgeName(),
           null, null, null, Rewards.INFRA_FAILURE, infra);

@@ -21,6 +21,8 @@ public final class BenchJob implements Job {
     all.put("trees", new TreesBench());
     all.put("groups", new GroupsBench());
     all.put("repl", new ReplBench());
+    all.put("rollouts", new RolloutsBench());
+    all.put("learner", new LearnerBench());
     all.put("advantages", new AdvantagesBench());
     all.put("judge", new JudgeBench());
     return all;

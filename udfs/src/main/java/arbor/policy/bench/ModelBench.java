@@ -160,7 +160,11 @@ public final class ModelBench {
    * before each section and the best kept, since the cores may be shared with other work.
    */
   private double matmulFlops() {
-    int n = options.matmulSize();
+    return matmulRoofline(options.matmulSize());
+  }
+
+  /** Best of five n x n F32 matmuls through DJL, in FLOP/s: this machine's roofline. */
+  public static double matmulRoofline(int n) {
     try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
       NDArray a = m.randomNormal(new Shape(n, n));
       NDArray b = m.randomNormal(new Shape(n, n));
@@ -286,7 +290,7 @@ public final class ModelBench {
   }
 
   /** Parameters that take part in a matmul per token: every layer's projections and the head. */
-  static long matmulParams(ModelConfig c) {
+  public static long matmulParams(ModelConfig c) {
     long h = c.hiddenSize();
     long q = (long) c.numHeads() * c.headDim();
     long kv = (long) c.numKvHeads() * c.headDim();

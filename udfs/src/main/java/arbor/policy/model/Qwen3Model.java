@@ -236,59 +236,92 @@ public final class Qwen3Model implements AutoCloseable {
     NDManager work = tokens.getManager();
     long b = tokens.getShape().get(0);
     long t = tokens.getShape().get(1);
-    int nH = config.numHeads();
-    int nKv = config.numKvHeads();
-    int g = config.groupSize();
-    int d = config.headDim();
-    float scale = (float) (1.0 / Math.sqrt(d));
-    NDArray[] cosSin = rope(work, positions, b, t);                 // 2 x (B, 1, T, D)
+    NDArray[] cosSin = ropeTables(work, positions, b, t);            // 2 x (B, 1, T, D)
     NDArray mask = kv.mask();                                        // (B|1, 1, 1, T, S)
 
-    NDArray x = embed.get(work, new NDIndex("{}", tokens));          // (B, T, hidden)
+    NDArray x = embed(tokens);                                       // (B, T, hidden)
     for (int i = 0; i < layers.length; i++) {
       // Each layer's activations live in a scope freed when the layer is done, so a long
       // prefill holds one layer's attention scores at a time, not all of them. (Autograd keeps
       // its own references to what backward needs, so closing the handles is safe in training.)
       NDManager scope = work.newSubManager();
       x.attach(scope);
-      Layer l = layers[i];
-      // 1. Attention block: pre-norm, project, per-head q/k norm, rotate.
-      NDArray h = rmsNorm(x, l.inputNorm);                           // (B, T, hidden)
-      NDArray q = linear(h, l.q, l.qBias).reshape(b, t, nH, d);
-      NDArray k = linear(h, l.k, l.kBias).reshape(b, t, nKv, d);
-      NDArray v = linear(h, l.v, l.vBias).reshape(b, t, nKv, d);
-      if (config.qkNorm()) {
-        q = rmsNorm(q, l.qNorm);                                     // norm over headDim
-        k = rmsNorm(k, l.kNorm);
-      }
-      q = rotate(q.transpose(0, 2, 1, 3), cosSin);                   // (B, nH, T, D)
-      k = rotate(k.transpose(0, 2, 1, 3), cosSin);                   // (B, nKv, T, D)
-      v = v.transpose(0, 2, 1, 3);                                   // (B, nKv, T, D)
-      NDArray[] keysValues = kv.attend(i, k, v);                     // 2 x (B, nKv, S, D)
-      long s = keysValues[0].getShape().get(2);
-
-      // 2. Grouped-query attention without copying K/V per query head: the g query heads
-      //    that share a key head are stacked along the time axis. 3-D batched matmuls (bmm):
-      //    DJL's N-D matMul costs milliseconds even for tiny decode shapes.
-      long bk = b * nKv;
-      NDArray qg = q.mul(scale).reshape(bk, (long) g * t, d);              // (B*nKv, g*T, D)
-      NDArray keys = keysValues[0].reshape(bk, s, d).transpose(0, 2, 1);  // (B*nKv, D, S)
-      NDArray scores = qg.batchMatMul(keys)                                // (B*nKv, g*T, S)
-          .reshape(b, nKv, g, t, s).add(mask);                             // (B, nKv, g, T, S)
-      NDArray probs = softmaxLastAxis(scores).reshape(bk, (long) g * t, s);
-      NDArray attn = probs.batchMatMul(keysValues[1].reshape(bk, s, d))   // (B*nKv, g*T, D)
-          .reshape(b, nH, t, d).transpose(0, 2, 1, 3)                      // (B, T, nH, D)
-          .reshape(b, t, (long) nH * d);
-      x = x.add(linear(attn, l.o, l.oBias));                         // (B, T, hidden)
-
-      // 3. SwiGLU MLP block: down(silu(gate(h)) * up(h)).
-      NDArray m = rmsNorm(x, l.postNorm);
-      NDArray gate = linear(m, l.gate);                              // (B, T, inter)
-      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, l.up));
-      x = x.add(linear(act, l.down));                                // (B, T, hidden)
+      NDArray[] qkv = queryKeyValue(i, x, cosSin);
+      NDArray[] keysValues = kv.attend(i, qkv[1], qkv[2]);           // 2 x (B, nKv, S, D)
+      NDArray attn = attention(qkv[0], keysValues[0], keysValues[1], mask);
+      x = afterAttention(i, x, attn);                                // (B, T, hidden)
       x.attach(work);
       scope.close();
     }
+    return finalNorm(x);
+  }
+
+  /** Token embeddings (B, T) -> (B, T, hidden), in the tokens' manager. */
+  public NDArray embed(NDArray tokens) {
+    return embed.get(tokens.getManager(), new NDIndex("{}", tokens));
+  }
+
+  /**
+   * The attention inputs of one layer for its input x (B, T, hidden): pre-norm, project,
+   * per-head q/k norm, rotate. Returns q (B, nH, T, D) and k, v (B, nKv, T, D).
+   */
+  public NDArray[] queryKeyValue(int layer, NDArray x, NDArray[] cosSin) {
+    long b = x.getShape().get(0);
+    long t = x.getShape().get(1);
+    int d = config.headDim();
+    Layer l = layers[layer];
+    NDArray h = rmsNorm(x, l.inputNorm);                             // (B, T, hidden)
+    NDArray q = linear(h, l.q, l.qBias).reshape(b, t, config.numHeads(), d);
+    NDArray k = linear(h, l.k, l.kBias).reshape(b, t, config.numKvHeads(), d);
+    NDArray v = linear(h, l.v, l.vBias).reshape(b, t, config.numKvHeads(), d);
+    if (config.qkNorm()) {
+      q = rmsNorm(q, l.qNorm);                                       // norm over headDim
+      k = rmsNorm(k, l.kNorm);
+    }
+    q = rotate(q.transpose(0, 2, 1, 3), cosSin);                     // (B, nH, T, D)
+    k = rotate(k.transpose(0, 2, 1, 3), cosSin);                     // (B, nKv, T, D)
+    return new NDArray[] {q, k, v.transpose(0, 2, 1, 3)};            // v: (B, nKv, T, D)
+  }
+
+  /**
+   * Grouped-query attention of queries q (B, nH, Tq, D) over keys and values (B, nKv, S, D)
+   * with an additive mask broadcastable to (B, nKv, g, Tq, S); returns (B, Tq, nH * D). The g
+   * query heads that share a key head are stacked along the time axis, so K/V are never
+   * copied per query head; 3-D batched matmuls (bmm) because DJL's N-D matMul costs
+   * milliseconds even for tiny decode shapes.
+   */
+  public NDArray attention(NDArray q, NDArray keys, NDArray values, NDArray mask) {
+    long b = q.getShape().get(0);
+    long t = q.getShape().get(2);
+    long s = keys.getShape().get(2);
+    int nH = config.numHeads();
+    int nKv = config.numKvHeads();
+    int g = config.groupSize();
+    int d = config.headDim();
+    float scale = (float) (1.0 / Math.sqrt(d));
+    long bk = b * nKv;
+    NDArray qg = q.mul(scale).reshape(bk, (long) g * t, d);              // (B*nKv, g*T, D)
+    NDArray k = keys.reshape(bk, s, d).transpose(0, 2, 1);              // (B*nKv, D, S)
+    NDArray scores = qg.batchMatMul(k)                                   // (B*nKv, g*T, S)
+        .reshape(b, nKv, g, t, s).add(mask);                             // (B, nKv, g, T, S)
+    NDArray probs = softmaxLastAxis(scores).reshape(bk, (long) g * t, s);
+    return probs.batchMatMul(values.reshape(bk, s, d))                  // (B*nKv, g*T, D)
+        .reshape(b, nH, t, d).transpose(0, 2, 1, 3)                      // (B, T, nH, D)
+        .reshape(b, t, (long) nH * d);
+  }
+
+  /** The rest of a layer once attention is known: x + o(attn), then x + SwiGLU(RMSNorm(x)). */
+  public NDArray afterAttention(int layer, NDArray x, NDArray attn) {
+    Layer l = layers[layer];
+    x = x.add(linear(attn, l.o, l.oBias));                           // (B, T, hidden)
+    NDArray m = rmsNorm(x, l.postNorm);
+    NDArray gate = linear(m, l.gate);                                // (B, T, inter)
+    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, l.up));
+    return x.add(linear(act, l.down));                               // (B, T, hidden)
+  }
+
+  /** The norm after the last layer, before the LM head. */
+  public NDArray finalNorm(NDArray x) {
     return rmsNorm(x, finalNorm);
   }
 
@@ -367,7 +400,7 @@ public final class Qwen3Model implements AutoCloseable {
   }
 
   /** cos and sin tables for the given positions, each (B, 1, T, D), halves repeated as HF does. */
-  private NDArray[] rope(NDManager work, long[] positions, long b, long t) {
+  public NDArray[] ropeTables(NDManager work, long[] positions, long b, long t) {
     int d = config.headDim();
     int half = d / 2;
     float[] cos = new float[positions.length * d];

@@ -61,24 +61,28 @@ class PolicyForwardTest {
           generations.add(g);
         }
       }
-      PolicyForward forward = new PolicyForward(model, TEMPERATURE);
+      PolicyForward forward = new PolicyForward(model, TEMPERATURE, 3);
       // A budget of 60 padded tokens forces several micro-batches with padding.
       List<List<Integer>> batches = MicroBatches.byTokenBudget(samples, 60);
       assertTrue(batches.size() > 1);
       double maxDiff = 0;
       for (List<Integer> batch : batches) {
-        try (NDManager work = model.newWorkManager()) {
-          ResponseLogProbs out = forward.score(work,
-              batch.stream().map(samples::get).toList());
-          float[] lp = out.logProbs().toFloatArray();
-          float[] mask = out.mask().toFloatArray();
-          int cols = (int) out.logProbs().getShape().get(1);
-          for (int row = 0; row < batch.size(); row++) {
-            float[] recorded = generations.get(batch.get(row)).logProbs();
-            for (int j = 0; j < cols; j++) {
-              assertEquals(j < recorded.length ? 1f : 0f, mask[row * cols + j]);
-              if (j < recorded.length) {
-                maxDiff = Math.max(maxDiff, Math.abs(lp[row * cols + j] - recorded[j]));
+        for (boolean frozen : new boolean[] {false, true}) {
+          try (NDManager work = model.newWorkManager()) {
+            List<ResponseSample> rows = batch.stream().map(samples::get).toList();
+            // The frozen path (chunked attention, no autograd) scores the reference policy.
+            ResponseLogProbs out = frozen ? forward.scoreFrozen(work, rows)
+                : forward.score(work, rows);
+            float[] lp = out.logProbs().toFloatArray();
+            float[] mask = out.mask().toFloatArray();
+            int cols = (int) out.logProbs().getShape().get(1);
+            for (int row = 0; row < batch.size(); row++) {
+              float[] recorded = generations.get(batch.get(row)).logProbs();
+              for (int j = 0; j < cols; j++) {
+                assertEquals(j < recorded.length ? 1f : 0f, mask[row * cols + j]);
+                if (j < recorded.length) {
+                  maxDiff = Math.max(maxDiff, Math.abs(lp[row * cols + j] - recorded[j]));
+                }
               }
             }
           }
