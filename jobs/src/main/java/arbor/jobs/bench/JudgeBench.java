@@ -93,17 +93,24 @@ final class JudgeBench implements Benchmark {
       }
     }
     double rho = spearman(scored.stream().mapToDouble(Scored::qasperF1).toArray(), scored.stream().mapToDouble(Scored::judge).toArray());
+    // Answers both scores put at 0 (random paragraphs, mostly) agree trivially: the figure without them.
+    List<Scored> informative = scored.stream().filter(x -> x.qasperF1() > 0 || x.judge() > 0).toList();
+    double rhoInformative = spearman(informative.stream().mapToDouble(Scored::qasperF1).toArray(),
+        informative.stream().mapToDouble(Scored::judge).toArray());
     double perSecond = judged / (judgeNanos / 1e9);
     out.println("answer kind   | n    | QASPER F1 | judge reward");
     Map<String, List<Scored>> byKind = new LinkedHashMap<>();
     for (Scored s : scored) byKind.computeIfAbsent(s.kind(), k -> new ArrayList<>()).add(s);
     byKind.forEach((kind, list) -> out.printf("%-13s | %-4d | %9.3f | %12.3f%n", kind, list.size(),
         list.stream().mapToDouble(Scored::qasperF1).average().orElse(0), list.stream().mapToDouble(Scored::judge).average().orElse(0)));
-    out.printf("bench judge: Spearman %.3f over %d answers; embedded judge %.0f roots/s (one thread)%n", rho, scored.size(), perSecond);
+    out.printf("bench judge: Spearman %.3f over %d answers (%.3f over the %d that either score puts above 0);"
+        + " embedded judge %.0f roots/s (one thread)%n", rho, scored.size(), rhoInformative, informative.size(), perSecond);
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("questions", questions.size());
     figures.put("answers", scored.size());
     figures.put("spearman_vs_qasper_f1", Math.round(rho * 1000) / 1000.0);
+    figures.put("spearman_nonzero", Math.round(rhoInformative * 1000) / 1000.0);
+    figures.put("answers_nonzero", informative.size());
     figures.put("roots_per_s", Math.round(perSecond));
     figures.put("expert", expert != null);
     return figures;
