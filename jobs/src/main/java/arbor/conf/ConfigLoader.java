@@ -98,6 +98,18 @@ public final class ConfigLoader {
     check(c, "synthesis.refresh.seed_fraction", v -> v >= 0 && v <= 1, "a fraction between 0 and 1");
     validatePolicies(c);
     validateRuntime(c);
+    validateJudge(c);
+  }
+
+  private static void validateJudge(Config c) {
+    atLeast(c, "judge.concurrency", 1);
+    check(c, "judge.embedded.cover", v -> v > 0 && v <= 1, "a share above 0 and at most 1");
+    check(c, "judge.rubric.temperature", v -> v >= 0 && v <= 2, "between 0 and 2");
+    atLeast(c, "judge.rubric.max_tokens", 16);
+    check(c, "judge.rubric.timeout_seconds", v -> v > 0, "above 0");
+    atLeast(c, "judge.rubric.attempts", 1);
+    atLeast(c, "judge.rubric.backoff_millis", 0);
+    atLeast(c, "judge.rubric.max_span_chars", 100);
   }
 
   private static void validateRuntime(Config c) {

@@ -13,6 +13,8 @@ import java.io.Serializable;
  * @param rollouts the rollout stage of a training step
  * @param learner the driver-side learner (objective, AdamW, micro-batches)
  * @param checkpoints the layout of the checkpoints table
+ * @param judge how roots are judged (the rewards table)
+ * @param advantages how group advantages become sample weights (the samples table)
  */
 public record ArborConfig(
     String warehouse,
@@ -27,26 +29,28 @@ public record ArborConfig(
     RlmSettings rlm,
     RolloutSettings rollouts,
     LearnerSettings learner,
-    CheckpointSettings checkpoints) implements Serializable {
+    CheckpointSettings checkpoints,
+    JudgeSettings judge,
+    AdvantageSettings advantages) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
     return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
-        checkpoints);
+        checkpoints, judge, advantages);
   }
 
   public ArborConfig withPolicy(PolicySettings p) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner,
-        checkpoints);
+        checkpoints, judge, advantages);
   }
 
   public ArborConfig withRlm(RlmSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner,
-        checkpoints);
+        checkpoints, judge, advantages);
   }
 
   public ArborConfig withRollouts(RolloutSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner,
-        checkpoints);
+        checkpoints, judge, advantages);
   }
 }

@@ -1,6 +1,7 @@
 package arbor.synthesis;
 
 import arbor.conf.LlmSettings;
+import arbor.llm.SdkErrors;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -71,7 +72,7 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
       } catch (RuntimeException e) {
         boolean timedOut = (System.nanoTime() - start) / 1e6 >= settings.timeoutSeconds() * 1000L - 50;
         reason = timedOut ? "timeout: no reply within " + settings.timeoutSeconds() + " s (synthesis.llm.timeout_seconds)"
-            : "request failed: " + describe(e);
+            : "request failed: " + SdkErrors.describe(e);
         continue;
       }
       try {
@@ -193,14 +194,6 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
     }
   }
 
-  /** The exception and its causes: the SDK wraps what went wrong in a bare "Request failed". */
-  private static String describe(Throwable e) {
-    StringBuilder text = new StringBuilder(e.getClass().getSimpleName() + ": " + e.getMessage());
-    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-      text.append(" (").append(c.getClass().getSimpleName()).append(": ").append(c.getMessage()).append(')');
-    }
-    return text.toString();
-  }
 
   private static void sleep(long millis) {
     try {

@@ -24,6 +24,8 @@ public final class BenchJob implements Job {
     all.put("repl", new ReplBench());
     all.put("rollouts", new RolloutsBench());
     all.put("learner", new LearnerBench());
+    all.put("advantages", new AdvantagesBench());
+    all.put("judge", new JudgeBench());
     all.put("checkpoints", new CheckpointsBench());
     all.put("dataset", new DatasetBench());
     return all;

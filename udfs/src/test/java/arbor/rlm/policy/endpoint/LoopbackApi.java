@@ -21,24 +21,24 @@ import java.util.function.IntFunction;
  * attempt by attempt, and keeps every request it got. The SDK clients under test talk to it as
  * they would to the real service.
  */
-final class LoopbackApi implements AutoCloseable {
+public final class LoopbackApi implements AutoCloseable {
 
   /** One scripted answer: status, extra headers, JSON body, and how long to wait first. */
-  record Reply(int status, Map<String, String> headers, String body, long delayMillis) {
-    static Reply ok(String body) {
+  public record Reply(int status, Map<String, String> headers, String body, long delayMillis) {
+    public static Reply ok(String body) {
       return new Reply(200, Map.of(), body, 0);
     }
   }
 
   /** What the client sent; header names in lower case. */
-  record Request(String method, String path, Map<String, List<String>> headers, JsonNode body) {}
+  public record Request(String method, String path, Map<String, List<String>> headers, JsonNode body) {}
 
   private final HttpServer server;
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-  final List<Request> requests = new CopyOnWriteArrayList<>();
+  public final List<Request> requests = new CopyOnWriteArrayList<>();
 
   /** Serves {@code path}; {@code script} gives the reply to attempt n (0-based). */
-  LoopbackApi(String path, IntFunction<Reply> script) throws IOException {
+  public LoopbackApi(String path, IntFunction<Reply> script) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     // Concurrent handlers: a reply held back to provoke a timeout must not block the retry.
     server.setExecutor(threads);
@@ -47,7 +47,7 @@ final class LoopbackApi implements AutoCloseable {
   }
 
   /** The server's root, e.g. {@code http://127.0.0.1:41234}. */
-  String root() {
+  public String root() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
