@@ -120,7 +120,8 @@ public final class ConfigLoader {
     atLeast(c, "policy.djl.torch_threads", 0);
     atLeast(c, "policy.djl.engine.max_batch", 1);
     atLeast(c, "policy.djl.engine.prefill_chunk", 1);
-    atLeast(c, "policy.djl.engine.initial_capacity", 1);
+    atLeast(c, "policy.djl.engine.kv_budget_mb", 1);
+    atLeast(c, "policy.djl.engine.block_size", 1);
     atLeast(c, "policy.djl.sampling.temperature", 0);
     check(c, "policy.djl.sampling.top_p", v -> v > 0 && v <= 1, "a nucleus mass in (0, 1]");
     atLeast(c, "policy.djl.sampling.top_k", 0);

@@ -17,6 +17,7 @@ public final class BenchJob implements Job {
     Map<String, Benchmark> all = new LinkedHashMap<>();
     all.put("ingest", new IngestBench());
     all.put("model", new ModelBenchmark());
+    all.put("prefix", new PrefixBench());
     all.put("expert", new ExpertBench());
     all.put("trees", new TreesBench());
     all.put("groups", new GroupsBench());

@@ -62,15 +62,11 @@ public final class DjlPolicy implements Policy, AutoCloseable {
       throw new IOException("djl policy: " + modelDir + " is not a Hugging Face model folder (no "
           + HfModelFolder.CONFIG + "); set policy.djl.model_dir or pass --model DIR");
     }
-    if (settings.torchThreads() > 0) {
-      TorchThreads.set(settings.torchThreads());
-    }
+    TorchThreads.configure(settings.torchThreads());
     PolicyModel model = HfModelFolder.load(modelDir, Device.cpu());
     GenerationEngine engine;
     try {
-      DjlPolicySettings.Engine e = settings.engine();
-      engine = new GenerationEngine(model.model(),
-          new GenerationEngine.Options(e.maxBatch(), e.prefillChunk(), e.initialCapacity()));
+      engine = new GenerationEngine(model.model(), GenerationEngine.Options.of(settings.engine()));
     } catch (RuntimeException e) {
       model.close();
       throw e;
