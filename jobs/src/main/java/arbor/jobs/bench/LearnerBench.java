@@ -1,14 +1,10 @@
 package arbor.jobs.bench;
 
-import ai.djl.Device;
 import arbor.conf.LearnerSettings;
 import arbor.jobs.Args;
 import arbor.policy.bench.ModelBench;
-import arbor.policy.model.HostTensor;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.policy.model.TorchThreads;
 import arbor.policy.train.BatchShape;
 import arbor.policy.train.PolicyUpdate;
@@ -80,7 +76,7 @@ final class LearnerBench implements Benchmark {
     Map<String, Object> detail = new LinkedHashMap<>();
     Map<Integer, Double> flopRate = new LinkedHashMap<>();
     Map<Integer, Long> memory = new LinkedHashMap<>();
-    try (Qwen3Model policy = randomModel(config);
+    try (Qwen3Model policy = ModelBench.randomModel(config);
         Qwen3Model reference = PolicyUpdate.frozenCopy(policy)) {
       policy.setTrainable(true);
       try (PolicyUpdate update = new PolicyUpdate(policy, reference, settings, 1.0)) {
@@ -134,14 +130,6 @@ final class LearnerBench implements Benchmark {
     TrainSample s = new TrainSample("q", "n", 0, 1.0, 1.0, response, prompt, answer, behaviour);
     BatchShape shape = BatchShape.of(List.of(new BatchShape.QueryTotals("q", 1, response, 1.0)));
     return update.step(shape, List.of(s).iterator());
-  }
-
-  private static Qwen3Model randomModel(ModelConfig c) {
-    Map<String, HostTensor> w = new LinkedHashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(c, 1, TensorDtype.F32)) {
-      w.put(t.name(), t);
-    }
-    return Qwen3Model.create(c, w, Device.cpu());
   }
 
   private static int[] parseLengths(String s) {
