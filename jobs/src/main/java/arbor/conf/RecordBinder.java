@@ -57,6 +57,10 @@ final class RecordBinder {
     }
     try {
       return type.getDeclaredConstructor(types).newInstance(values);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      // The record's own check refused the values: its message says which and why.
+      Throwable why = e.getCause() == null ? e : e.getCause();
+      throw new ConfigError("invalid '" + prefix + "': " + why.getMessage(), why);
     } catch (ReflectiveOperationException e) {
       throw new ConfigError("cannot build " + type.getSimpleName() + " from '" + prefix + "': " + e.getMessage(), e);
     }

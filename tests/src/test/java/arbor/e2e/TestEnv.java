@@ -28,7 +28,7 @@ final class TestEnv {
   static synchronized SparkSession spark() {
     if (spark == null) {
       spark = Sessions.open(ConfigLoader.load(List.of(), List.of(
-          "spark.master=local[2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"))).spark());
+          "spark.master=local[2,2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"))).spark());
     }
     return spark;
   }

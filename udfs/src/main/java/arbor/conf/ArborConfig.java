@@ -9,7 +9,8 @@ import java.io.Serializable;
  *
  * @param warehouse root of every Delta table: a local folder or any Hadoop URI
  * @param dataDir where {@code setup} caches downloads and local runs keep temp files
- * @param policy the settings of the policies that need any (djl, openai, anthropic)
+ * @param policy the settings of the policies that need any (djl, openai, anthropic, replay)
+ * @param rollouts the rollout stage of a training step
  * @param learner the driver-side learner (objective, AdamW, micro-batches)
  */
 public record ArborConfig(
@@ -23,11 +24,23 @@ public record ArborConfig(
     ReplSettings repl,
     SandboxSettings sandbox,
     RlmSettings rlm,
+    RolloutSettings rollouts,
     LearnerSettings learner) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm,
-        learner);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner);
+  }
+
+  public ArborConfig withPolicy(PolicySettings p) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner);
+  }
+
+  public ArborConfig withRlm(RlmSettings r) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner);
+  }
+
+  public ArborConfig withRollouts(RolloutSettings r) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner);
   }
 }

@@ -8,8 +8,8 @@ import java.io.Serializable;
  * @param modelDir the HF folder (config.json, safetensors, tokenizer.json); empty means none
  *     configured (the {@code repl} job's {@code --model} gives one)
  * @param torchThreads libtorch intra-op threads for this JVM; 0 keeps libtorch's default
- * @param seed seeds the per-turn sampling seeds, so a run's sequence of turns is reproducible
- *     when turns are requested in the same order
+ * @param seed the base seed of trees run outside a training step (the {@code repl} job); the
+ *     trees of a step take theirs from (run, step, query, sample), see {@code arbor.rlm.TreeSeed}
  * @param engine the generation engine's batching limits
  * @param sampling how each turn is sampled
  */

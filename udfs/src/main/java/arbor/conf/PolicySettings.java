@@ -9,6 +9,18 @@ import java.io.Serializable;
  * @param djl the trainable model run in this JVM
  * @param openai any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, OpenRouter)
  * @param anthropic Anthropic's messages API
+ * @param replay recorded responses
  */
 public record PolicySettings(DjlPolicySettings djl, EndpointSettings openai,
-    EndpointSettings anthropic) implements Serializable {}
+    EndpointSettings anthropic, ReplaySettings replay) implements Serializable {
+
+  /** The same settings with the djl model folder {@code dir}. */
+  public PolicySettings withModelDir(String dir) {
+    return new PolicySettings(new DjlPolicySettings(dir, djl.torchThreads(), djl.seed(), djl.engine(),
+        djl.sampling()), openai, anthropic, replay);
+  }
+
+  public PolicySettings withReplayFile(String file) {
+    return new PolicySettings(djl, openai, anthropic, new ReplaySettings(file));
+  }
+}

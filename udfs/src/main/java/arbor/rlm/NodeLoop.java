@@ -35,7 +35,16 @@ public final class NodeLoop {
   }
 
   /** The node to run: where it sits, the prompt it answers, its context and system prompt. */
-  public record NodeSpec(NodePath path, String prompt, RlmContext context, Prompts.Role role) {}
+  public record NodeSpec(NodePath path, String prompt, RlmContext context, Prompts.Role role, long treeSeed) {
+    /** A node of a tree with seed 0 (tests, single nodes). */
+    public NodeSpec(NodePath path, String prompt, RlmContext context, Prompts.Role role) {
+      this(path, prompt, context, role, 0L);
+    }
+
+    long seed(int turn) {
+      return TreeSeed.turn(treeSeed, path, turn);
+    }
+  }
 
   /** How the node ended, its final answer as JSON (or null), and what it did. */
   public record Outcome(NodeStatus status, String finalAnswerJson, List<Turn> turns, long genTokens) {}
@@ -62,8 +71,15 @@ public final class NodeLoop {
       try {
         gen = generate(spec, t, messages);
       } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
-        // A policy interrupted by a stop fails too; the stop, not the failure, is the status.
+        // A policy interrupted by a stop fails too; the stop, not the failure, is the status,
+        // and the interrupted turn is recorded as cancelled.
         NodeStatus stopped = guard.stopReason();
+        if (stopped != null) {
+          turns.add(new Turn(t, messages, "", null, null, null, List.of(), null, false,
+              (System.nanoTime() - g0) / 1_000_000, 0, Generation.Finish.CANCELLED, Generation.Sampling.NONE,
+              spec.seed(t)));
+          onTurn.accept(turns.getLast());
+        }
         return new Outcome(stopped != null ? stopped : NodeStatus.POLICY_ERROR, null, turns, tokens);
       }
       long genMillis = (System.nanoTime() - g0) / 1_000_000;
@@ -74,7 +90,8 @@ public final class NodeLoop {
       Step step = execute(gen.text(), session, guard);
       long execMillis = (System.nanoTime() - e0) / 1_000_000;
       turns.add(new Turn(t, messages, gen.text(), gen.promptTokenIds(), gen.tokenIds(), gen.logprobs(),
-          step.code(), step.observation(), step.replError(), genMillis, execMillis));
+          step.code(), step.observation(), step.replError(), genMillis, execMillis, gen.finish(), gen.sampling(),
+          spec.seed(t)));
       onTurn.accept(turns.getLast());
       if (step.finalJson() != null) {
         return new Outcome(NodeStatus.FINAL, step.finalJson(), turns, tokens);
@@ -96,7 +113,7 @@ public final class NodeLoop {
 
   private Generation generate(NodeSpec spec, int turn, List<ChatMessage> messages) throws Policy.PolicyException {
     return policy.generate(new PolicyCall(spec.path(), turn, messages, spec.prompt(),
-        spec.context() instanceof RlmContext.Papers));
+        spec.context() instanceof RlmContext.Papers, spec.seed(turn)));
   }
 
   /** One extra plain turn: the response is read for a final answer only; its code is not run. */
@@ -127,7 +144,7 @@ public final class NodeLoop {
       observation = Observation.format(List.of(r), limits.maxOutputChars());
     }
     turns.add(new Turn(t, messages, gen.text(), gen.promptTokenIds(), gen.tokenIds(), gen.logprobs(),
-        code, observation, error, genMillis, 0));
+        code, observation, error, genMillis, 0, gen.finish(), gen.sampling(), spec.seed(t)));
     return new Outcome(finalJson != null ? NodeStatus.FINAL : NodeStatus.MAX_TURNS, finalJson, turns, tokens);
   }
 

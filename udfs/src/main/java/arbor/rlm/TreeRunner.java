@@ -73,10 +73,18 @@ public final class TreeRunner {
     }
   }
 
-  /** Runs one tree to its end and returns its records; {@code treeId} prefixes the node ids. */
+  /** Runs one tree to its end and returns its records; {@code treeId} prefixes the node ids and seeds it. */
   public TreeResult run(String treeId, String question, RlmContext context) {
+    return run(treeId, question, context, TreeSeed.ofTree(treeId, 0));
+  }
+
+  /**
+   * Runs one tree whose turns draw their seeds from {@code treeSeed} ({@link TreeSeed#of}), so the
+   * same seed reproduces the tree whatever the timing of its threads.
+   */
+  public TreeResult run(String treeId, String question, RlmContext context, long treeSeed) {
     long t0 = System.nanoTime();
-    Tree tree = new Tree(treeId, t0 + limits.treeWallTime().toNanos());
+    Tree tree = new Tree(treeId, t0 + limits.treeWallTime().toNanos(), treeSeed);
     tree.nodes.incrementAndGet();
     Node root = new Node(tree, NodePath.ROOT, null);
     Prompts.Role role = context instanceof RlmContext.Single ? Prompts.Role.SINGLE : Prompts.Role.ROOT_MULTI;
@@ -113,7 +121,7 @@ public final class TreeRunner {
     listener.nodeStarted(node.id(), node.path.depth(), prompt);
     NodeLoop.Outcome outcome = null;
     try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
-      outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role), session, node,
+      outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role, node.tree.seed), session, node,
           turn -> listener.turnEnded(node.id(), turn));
     } catch (RuntimeException e) {
       // No REPL could be opened (pool closed, worker would not start): the node cannot run.
@@ -185,7 +193,7 @@ public final class TreeRunner {
 
     private String complete(String prompt) throws HostCallException {
       try {
-        return policy.complete(node.path, prompt);
+        return policy.complete(node.path, prompt, node.llmSeed(node.llmCalls.getAndIncrement()));
       } catch (Policy.PolicyException e) {
         throw new HostCallException("llm_query failed: " + e.getMessage());
       }
@@ -198,11 +206,13 @@ public final class TreeRunner {
       }
       String[] answers = new String[texts.size()];
       List<Thread> threads = new ArrayList<>();
+      // Seeds follow the prompts' order in the calls, not the order the completions start in.
+      int first = node.llmCalls.getAndAdd(texts.size());
       for (int i = 0; i < texts.size(); i++) {
         int slot = i;
         threads.add(Thread.ofVirtual().start(() -> {
           try {
-            answers[slot] = policy.complete(node.path, texts.get(slot));
+            answers[slot] = policy.complete(node.path, texts.get(slot), node.llmSeed(first + slot));
           } catch (Policy.PolicyException | RuntimeException e) {
             answers[slot] = "Error: " + e.getMessage();
           }
@@ -220,6 +230,11 @@ public final class TreeRunner {
       JsonNode[] answers = new JsonNode[prompts.size()];
       NodeRecord[] records = new NodeRecord[prompts.size()];
       List<Thread> threads = new ArrayList<>();
+      // A child's index is its prompt's position among every prompt this node has asked for, in
+      // call order, refused ones included: the position in an rlm_query_batched call, or the order
+      // of rlm_query calls. It names the child (root.2 is the third prompt) and seeds it, so
+      // neither depends on which children were refused or started first.
+      int first = node.requested.getAndAdd(prompts.size());
       for (int i = 0; i < prompts.size(); i++) {
         JsonNode prompt = prompts.get(i);
         JsonNode ctx = contexts == null ? null : contexts.get(i);
@@ -239,11 +254,12 @@ public final class TreeRunner {
           answers[i] = JSON.getNodeFactory().textNode("Error: " + refusal);
           continue;
         }
-        Node child = node.newChild();
+        int childIndex = first + i;
+        Node child = node.newChild(childIndex);
         RlmContext finalContext = childContext;
         int slot = i;
         Thread t = Thread.ofVirtual().name("rlm-" + child.id()).unstarted(() -> records[slot] =
-            runNode(child, prompt.asText(), finalContext, Prompts.Role.CHILD, child.path.indexes().getLast()));
+            runNode(child, prompt.asText(), finalContext, Prompts.Role.CHILD, childIndex));
         child.thread = t;
         threads.add(t);
         t.start();
@@ -266,13 +282,15 @@ public final class TreeRunner {
   private static final class Tree {
     final String id;
     final long deadlineNanos;
+    final long seed;
     final AtomicInteger nodes = new AtomicInteger();
     final AtomicLong tokens = new AtomicLong();
     final ConcurrentLinkedQueue<NodeRecord> records = new ConcurrentLinkedQueue<>();
 
-    Tree(String id, long deadlineNanos) {
+    Tree(String id, long deadlineNanos, long seed) {
       this.id = id;
       this.deadlineNanos = deadlineNanos;
+      this.seed = seed;
     }
 
     String rootId() {
@@ -286,6 +304,10 @@ public final class TreeRunner {
     final NodePath path;
     final Node parent;
     final AtomicInteger spawned = new AtomicInteger();
+    /** Child prompts asked for so far, refused ones included: the next child index. */
+    final AtomicInteger requested = new AtomicInteger();
+    /** llm_query prompts sent so far: the index of the next one's seed. */
+    final AtomicInteger llmCalls = new AtomicInteger();
     final List<Node> children = new ArrayList<>();
     volatile Thread thread;
     volatile NodeStatus stop;
@@ -315,9 +337,13 @@ public final class TreeRunner {
       return null;
     }
 
-    synchronized Node newChild() {
-      int index = spawned.getAndIncrement();
-      Node child = new Node(tree, path.child(index), this);
+    long llmSeed(int index) {
+      return TreeSeed.llmQuery(tree.seed, path, index);
+    }
+
+    synchronized Node newChild(int childIndex) {
+      spawned.getAndIncrement();
+      Node child = new Node(tree, path.child(childIndex), this);
       children.add(child);
       if (stop != null) {
         child.stop = NodeStatus.CANCELLED;

@@ -113,6 +113,27 @@ class TreeRunnerTest {
   }
 
   @Test
+  void aChildsIndexIsItsPromptsPositionInTheCallEvenWhenPromptsBeforeItAreRefused() {
+    // Prompt 0 is refused (not a str) and prompt 2 gets a context of the wrong type; a later
+    // rlm_query continues the count: its prompt is the node's fifth.
+    TreeRunner.TreeResult tree = run(Map.of(
+        "root", List.of("```repl\nr = rlm_query_batched([1, 'b', 'c', 'd'], ['x', 'y', 3, 'z'])\n"
+            + "r.append(rlm_query('e', 'w'))\nFINAL(r)\n```"),
+        "root.1", List.of("FINAL('b')"), "root.3", List.of("FINAL('d')"), "root.4", List.of("FINAL('e')")),
+        RlmLimits.defaults());
+    String answer = tree.root().finalAnswerJson();
+    assertTrue(answer.startsWith("[\"Error: the prompt must be a str\",\"b\",\"Error: a context must be a str"), answer);
+    assertTrue(answer.endsWith(",\"d\",\"e\"]"), answer);
+    assertEquals(List.of("t1:root", "t1:root.1", "t1:root.3", "t1:root.4"),
+        tree.nodes().stream().map(NodeRecord::nodeId).toList());
+    assertEquals(1, node(tree, "root.1").childIndex());
+    assertEquals("b", node(tree, "root.1").prompt());
+    assertEquals(3, node(tree, "root.3").childIndex());
+    assertEquals(4, node(tree, "root.4").childIndex());
+    assertEquals(3, tree.root().numChildren());
+  }
+
+  @Test
   void theTreeNodeCapIsEnforced() {
     RlmLimits two = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 2, 200_000, Duration.ofMinutes(1));
     TreeRunner.TreeResult tree = run(Map.of(

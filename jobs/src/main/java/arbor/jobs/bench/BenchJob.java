@@ -21,6 +21,7 @@ public final class BenchJob implements Job {
     all.put("trees", new TreesBench());
     all.put("groups", new GroupsBench());
     all.put("repl", new ReplBench());
+    all.put("rollouts", new RolloutsBench());
     all.put("learner", new LearnerBench());
     return all;
   }

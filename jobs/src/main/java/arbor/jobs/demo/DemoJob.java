@@ -10,8 +10,10 @@ import arbor.jobs.sql.TextTable;
 import arbor.rlm.RlmContext;
 import arbor.rlm.TreePrinter;
 import arbor.rlm.TreeRunner;
-import arbor.rlm.policy.ExpertPolicy;
-import arbor.rlm.sandbox.WorkerPool;
+import arbor.conf.RolloutSettings.SandboxMode;
+import arbor.rlm.policy.PolicyKind;
+import arbor.rlm.runtime.RlmRuntime;
+import ai.djl.Device;
 import arbor.warehouse.Table;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -73,11 +75,10 @@ public final class DemoJob implements Job {
     for (Row row : context.spark().sql("SELECT paper_id, noisy_text FROM papers ORDER BY paper_id LIMIT 3").collectAsList()) {
       three.put(row.getString(0), row.getString(1));
     }
-    var c = context.config();
-    try (WorkerPool sandbox = new WorkerPool(c.sandbox().pool(), c.repl().limits())) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), c.rlm().loadPrompts(),
-          c.rlm().limits(c.repl()), new TreePrinter(context.out()));
-      TreeRunner.TreeResult tree = runner.run("demo", DEMO_QUESTION, new RlmContext.Papers(three));
+    try (RlmRuntime runtime = RlmRuntime.create(context.config(), SandboxMode.WORKERS, Map.of());
+        RlmRuntime.Rollout rollout = runtime.open(PolicyKind.SCRIPTED, "demo", 0, Device.cpu(),
+            new TreePrinter(context.out()))) {
+      TreeRunner.TreeResult tree = rollout.runner().run("demo", DEMO_QUESTION, new RlmContext.Papers(three));
       context.out().printf("demo: the tree ended %s with %d nodes; its answer: %s%n", tree.root().status().key(),
           tree.nodes().size(), tree.root().finalAnswerJson());
     }

@@ -9,24 +9,20 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
-import arbor.rlm.Prompts;
+import arbor.conf.ArborConfig;
+import arbor.conf.PolicySettings;
+import arbor.conf.RolloutSettings.SandboxMode;
+import arbor.policy.model.HfModelFolder;
 import arbor.rlm.RlmContext;
 import arbor.rlm.TreeJson;
 import arbor.rlm.TreePrinter;
 import arbor.rlm.TreeRunner;
-import arbor.conf.DjlPolicySettings;
-import arbor.rlm.policy.DjlPolicy;
-import arbor.rlm.policy.ExpertPolicy;
-import arbor.rlm.policy.endpoint.AnthropicEndpoint;
-import arbor.rlm.policy.endpoint.ChatEndpoint;
-import arbor.rlm.policy.endpoint.EndpointPolicy;
-import arbor.rlm.policy.endpoint.OpenAiEndpoint;
-import arbor.rlm.policy.Policy;
-import arbor.rlm.policy.ReplayPolicy;
-import arbor.rlm.sandbox.InProcessSandbox;
-import arbor.rlm.sandbox.Sandbox;
-import arbor.rlm.sandbox.WorkerPool;
+import arbor.rlm.TreeSeed;
+import arbor.rlm.policy.PolicyKind;
+import arbor.rlm.runtime.RlmRuntime;
+import ai.djl.Device;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -64,52 +60,19 @@ public final class ReplJob implements Job {
         Set.of("question", "papers", "context", "policy", "replay", "model"));
     String question = args.value("question").orElseThrow(() -> new UsageError("repl: --question is required"));
     RlmContext rlmContext = context(args, context);
-    Policy policy = switch (args.value("policy").orElse("scripted")) {
-      case "scripted" -> new ExpertPolicy(ExpertPolicy.Settings.defaults());
-      case "replay" -> ReplayPolicy.fromFile(Path.of(args.value("replay")
-          .orElseThrow(() -> new UsageError("repl: --policy replay needs --replay FILE"))));
-      case "djl" -> djl(args, context.config().policy().djl());
-      case "openai" -> endpoint(() -> OpenAiEndpoint.create(context.config().policy().openai(), System.getenv()));
-      case "anthropic" -> endpoint(() -> AnthropicEndpoint.create(context.config().policy().anthropic(), System.getenv()));
-      default -> throw new UsageError("repl: unknown policy '" + args.value("policy").get()
-          + "'; the policies are scripted, replay, djl, openai, anthropic");
-    };
+    PolicyKind kind;
     try {
-      return runTree(question, rlmContext, policy, args, context);
-    } finally {
-      if (policy instanceof AutoCloseable owned) {
-        owned.close();
-      }
-    }
-  }
-
-  private static EndpointPolicy endpoint(java.util.function.Supplier<ChatEndpoint> create) {
-    try {
-      return new EndpointPolicy(create.get());
+      kind = PolicyKind.parse(args.value("policy").orElse("scripted"));
     } catch (IllegalArgumentException e) {
-      throw new UsageError("repl: " + e.getMessage());  // e.g. the API key variable is not set
+      throw new UsageError("repl: " + e.getMessage());
     }
-  }
-
-  private static DjlPolicy djl(Args args, DjlPolicySettings settings) throws Exception {
-    String dir = args.value("model").orElse(settings.modelDir());
-    if (dir.isBlank()) {
-      throw new UsageError("repl: --policy djl needs --model DIR (a Hugging Face model folder)"
-          + " or policy.djl.model_dir");
-    }
-    return DjlPolicy.open(Path.of(dir), settings);
-  }
-
-  private static int runTree(String question, RlmContext rlmContext, Policy policy, Args args,
-      JobContext context) throws Exception {
-    Prompts prompts = context.config().rlm().loadPrompts();
-    var c = context.config();
+    ArborConfig config = withFlags(context.config(), kind, args);
     boolean json = args.flag("json");
-    try (Sandbox sandbox = args.flag("in-process") ? new InProcessSandbox(c.repl().limits())
-        : new WorkerPool(c.sandbox().pool(), c.repl().limits())) {
-      TreeRunner runner = new TreeRunner(sandbox, policy, prompts, c.rlm().limits(c.repl()),
-          json ? TreeRunner.TreeListener.NONE : new TreePrinter(context.out()));
-      TreeRunner.TreeResult tree = runner.run("repl", question, rlmContext);
+    SandboxMode mode = args.flag("in-process") ? SandboxMode.IN_PROCESS : SandboxMode.WORKERS;
+    try (RlmRuntime runtime = RlmRuntime.create(config, mode, System.getenv());
+        RlmRuntime.Rollout rollout = open(runtime, kind, json ? TreeRunner.TreeListener.NONE : new TreePrinter(context.out()))) {
+      TreeRunner.TreeResult tree = rollout.runner().run("repl", question, rlmContext,
+          TreeSeed.ofTree("repl", config.policy().djl().seed()));
       if (json) {
         context.out().println(TreeJson.write(tree));
       } else {
@@ -117,6 +80,35 @@ public final class ReplJob implements Job {
       }
     }
     return 0;
+  }
+
+  /** The configuration with this run's --replay and --model, checked before anything starts. */
+  private static ArborConfig withFlags(ArborConfig config, PolicyKind kind, Args args) {
+    PolicySettings p = config.policy();
+    if (kind == PolicyKind.REPLAY) {
+      p = p.withReplayFile(args.value("replay").orElseThrow(() -> new UsageError("repl: --policy replay needs --replay FILE")));
+    }
+    if (kind == PolicyKind.DJL) {
+      String dir = args.value("model").orElse(p.djl().modelDir());
+      if (dir.isBlank()) {
+        throw new UsageError("repl: --policy djl needs --model DIR (a Hugging Face model folder)"
+            + " or policy.djl.model_dir");
+      }
+      if (!Files.isRegularFile(Path.of(dir, HfModelFolder.CONFIG))) {
+        throw new UsageError("repl: djl policy: " + dir + " is not a Hugging Face model folder (no "
+            + HfModelFolder.CONFIG + "); set policy.djl.model_dir or pass --model DIR");
+      }
+      p = p.withModelDir(dir);
+    }
+    return config.withPolicy(p);
+  }
+
+  private static RlmRuntime.Rollout open(RlmRuntime runtime, PolicyKind kind, TreeRunner.TreeListener listener) {
+    try {
+      return runtime.open(kind, "repl", 0, Device.cpu(), listener);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("repl: " + e.getMessage());  // e.g. the API key variable is not set
+    }
   }
 
   private static RlmContext context(Args args, JobContext job) throws Exception {

@@ -80,21 +80,30 @@ public final class DjlPolicy implements Policy, AutoCloseable {
         List.of(engine, model));
   }
 
+  /** Samples the turn with the call's seed: the same call gives the same tokens, whatever else runs. */
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn());
-    return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs());
+    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), params(call.seed()));
+    Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
+        ? Generation.Finish.LENGTH : Generation.Finish.STOP;
+    return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs(), finish,
+        new Generation.Sampling(sampling.temperature(), sampling.topP(), sampling.topK()));
   }
 
   @Override
   public String complete(NodePath node, String prompt) throws PolicyException {
-    return run(List.of(ChatMessage.user(prompt)), node + " llm_query").text();
+    return complete(node, prompt, mix(seed ^ mix(requests.getAndIncrement() + 0x9E3779B97F4A7C15L)));
   }
 
-  private ChatTurn run(List<ChatMessage> messages, String who) throws PolicyException {
+  @Override
+  public String complete(NodePath node, String prompt, long seed) throws PolicyException {
+    return run(List.of(ChatMessage.user(prompt)), node + " llm_query", params(seed)).text();
+  }
+
+  private ChatTurn run(List<ChatMessage> messages, String who, SamplingParams params) throws PolicyException {
     CompletableFuture<ChatTurn> future;
     try {
-      future = generator.complete(messages, params());
+      future = generator.complete(messages, params);
     } catch (IllegalArgumentException | IllegalStateException e) {
       // Prompt longer than the model's positions, or the engine is closed.
       throw new PolicyException("djl policy could not generate for " + who + ": "
@@ -113,15 +122,9 @@ public final class DjlPolicy implements Policy, AutoCloseable {
     }
   }
 
-  /**
-   * Each request gets its own seed, derived from the run's seed and the request's number, so two
-   * samples of the same prompt differ and a run is reproducible when requests come in order.
-   */
-  private SamplingParams params() {
-    long n = requests.getAndIncrement();
-    long s = mix(seed ^ mix(n + 0x9E3779B97F4A7C15L));
+  private SamplingParams params(long seed) {
     return new SamplingParams(sampling.temperature(), sampling.topP(), sampling.topK(),
-        sampling.maxNewTokens(), s, Set.of());
+        sampling.maxNewTokens(), seed, Set.of());
   }
 
   /** SplitMix64's finaliser: nearby inputs give unrelated seeds. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Locale;
+import java.util.SplittableRandom;
 
 /**
  * The scripted expert: follows the strategy prompt deterministically, writing the code a good
@@ -13,6 +14,12 @@ import java.util.Locale;
  * searches keyword variants, ranks the sentences of the hits by the rarity of the question words
  * they hold, cuts the best with {@code extract_section}, and submits a turn later. It is the
  * embedded teacher for SFT, so its code is also what the model learns to write.
+ *
+ * <p>Its choices are drawn from the turn's seed around the settings: the order of equally ranked
+ * keywords, how many it searches at the root and with which window, the relevance threshold and
+ * how many papers it delegates, a child's window, keep fraction and spans per paper. So the
+ * {@code G} samples of one query are different trees (a GRPO group with variance), and the same
+ * seed always writes the same code.
  */
 public final class ExpertPolicy implements Policy {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,12 +46,14 @@ public final class ExpertPolicy implements Policy {
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
     String question = questionOf(call.prompt());
-    long seed = settings.seed() ^ call.node().hashCode();
+    long seed = settings.seed() ^ call.seed();
     List<String> keywords = QuestionKeywords.of(question, seed);
     if (keywords.isEmpty()) {
       keywords = List.of(question.strip());
     }
-    String text = call.multiPaper() ? root(call.turn(), question, keywords) : reader(call.turn(), question, keywords);
+    Choices choices = Choices.draw(settings, new SplittableRandom(seed));
+    String text = call.multiPaper() ? root(call.turn(), question, keywords, choices)
+        : reader(call.turn(), question, keywords, choices);
     if (text == null) {
       throw new PolicyException("the expert has no turn " + call.turn() + " (it submits by turn 2)");
     }
@@ -63,7 +72,24 @@ public final class ExpertPolicy implements Policy {
     return (cut < 0 ? prompt : prompt.substring(0, cut)).strip();
   }
 
-  private String root(int turn, String question, List<String> keywords) {
+  /**
+   * What one turn of the expert varies, drawn from its seed around the settings.
+   *
+   * @param rootKeywords keywords a root searches over all papers in its first turn
+   * @param rootWindow the window of those searches
+   * @param relevance a paper is delegated when it scores at least this fraction of the best
+   * @param papers papers delegated at most
+   */
+  record Choices(int rootKeywords, int rootWindow, double relevance, int papers, int window, double keep,
+      int maxSpans) {
+    static Choices draw(Settings s, SplittableRandom r) {
+      return new Choices(2 + r.nextInt(3), 150 + 50 * r.nextInt(4), 0.10 + 0.05 * r.nextInt(4),
+          Math.max(1, s.maxPapers() - r.nextInt(2)), (int) Math.round(s.window() * (0.75 + 0.25 * r.nextInt(3))),
+          Math.max(0.05, s.keep() + 0.1 * (r.nextInt(3) - 1)), Math.max(1, s.maxSpans() + r.nextInt(3) - 1));
+    }
+  }
+
+  private String root(int turn, String question, List<String> keywords, Choices choices) {
     return switch (turn) {
       case 0 -> """
           First I look at the papers and run a few searches over all of them.
@@ -71,9 +97,9 @@ public final class ExpertPolicy implements Policy {
           question = %s
           keywords = %s
           ids = list_papers(context)
-          for kw in keywords[:3]:
-              search(context, kw, 200)
-          ```""".formatted(lit(question), lit(keywords));
+          for kw in keywords[:%d]:
+              search(context, kw, %d)
+          ```""".formatted(lit(question), lit(keywords), choices.rootKeywords(), choices.rootWindow());
       case 1 -> """
           Now I rank the papers by how often the rarer question words occur, and delegate the relevant ones.
           ```repl
@@ -85,19 +111,19 @@ public final class ExpertPolicy implements Policy {
               return sum(low[pid].count(w) * math.log(1 + len(ids) / (1 + df[w])) for w in qwords)
           scores = {pid: score(pid) for pid in ids}
           best = max(scores.values()) if scores else 0
-          relevant = [pid for pid in sorted(ids, key=lambda p: -scores[p]) if scores[pid] > 0 and scores[pid] >= 0.15 * best][:%d]
+          relevant = [pid for pid in sorted(ids, key=lambda p: -scores[p]) if scores[pid] > 0 and scores[pid] >= %s * best][:%d]
           print({pid: round(scores[pid], 1) for pid in ids}, relevant)
           prompts = [question + "\\n\\n" + get_paper_abstract(context, pid) for pid in relevant]
           answers = rlm_query_batched(prompts, [context[pid] for pid in relevant]) if relevant else []
           evidence = [span for answer in answers if isinstance(answer, list) for span in answer]
           print(len(evidence), "spans from", len(relevant), "papers")
-          ```""".formatted(settings.maxPapers());
+          ```""".formatted(String.format(Locale.ROOT, "%.2f", choices.relevance()), choices.papers());
       case 2 -> "The children's spans go in as they are.\nFINAL_VAR(evidence)";
       default -> null;
     };
   }
 
-  private String reader(int turn, String question, List<String> keywords) {
+  private String reader(int turn, String question, List<String> keywords, Choices choices) {
     return switch (turn) {
       case 0 -> """
           I search the paper for the question's words and their variants.
@@ -110,7 +136,7 @@ public final class ExpertPolicy implements Policy {
                   if snippet not in hits:
                       hits.append(snippet)
           print(len(hits), "distinct snippets")
-          ```""".formatted(lit(question), lit(keywords), settings.window());
+          ```""".formatted(lit(question), lit(keywords), choices.window());
       case 1 -> """
           I rank the paragraphs my hits fall in by the rarer question words they hold, then cut the best sentence of the best ones exactly.
           ```repl
@@ -157,8 +183,8 @@ public final class ExpertPolicy implements Policy {
               if span and span not in evidence:
                   evidence.append(span)
           print(evidence)
-          ```""".formatted(settings.abstractChars(), String.format(Locale.ROOT, "%.2f", settings.keep()),
-              settings.maxSpans());
+          ```""".formatted(settings.abstractChars(), String.format(Locale.ROOT, "%.2f", choices.keep()),
+              choices.maxSpans());
       case 2 -> "These spans answer the question.\nFINAL_VAR(evidence)";
       default -> null;
     };

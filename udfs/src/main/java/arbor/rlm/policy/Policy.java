@@ -14,6 +14,14 @@ public interface Policy {
    */
   String complete(NodePath node, String prompt) throws PolicyException;
 
+  /**
+   * As {@link #complete(NodePath, String)}, drawn with {@code seed} ({@code arbor.rlm.TreeSeed}):
+   * a sampling policy overrides it so that a rerun reproduces its completions.
+   */
+  default String complete(NodePath node, String prompt, long seed) throws PolicyException {
+    return complete(node, prompt);
+  }
+
   /** The policy could not answer; the node ends with status {@code policy_error}. */
   final class PolicyException extends Exception {
     public PolicyException(String message) {

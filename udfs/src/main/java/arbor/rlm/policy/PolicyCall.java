@@ -8,9 +8,17 @@ import java.util.List;
  * @param prompt the node's own prompt, also quoted in the conversation; given separately for
  *     policies written in Java (the scripted expert) that work from it
  * @param multiPaper whether the node's context is a dict of papers (else one paper's text)
+ * @param seed this turn's sampling seed ({@code arbor.rlm.TreeSeed}): a sampling policy draws
+ *     with it, the scripted expert draws its choices from it, so one seed gives one response
  */
-public record PolicyCall(NodePath node, int turn, List<ChatMessage> messages, String prompt, boolean multiPaper) {
+public record PolicyCall(NodePath node, int turn, List<ChatMessage> messages, String prompt, boolean multiPaper,
+    long seed) {
   public PolicyCall {
     messages = List.copyOf(messages);
+  }
+
+  /** A call with seed 0 (tests and single requests). */
+  public PolicyCall(NodePath node, int turn, List<ChatMessage> messages, String prompt, boolean multiPaper) {
+    this(node, turn, messages, prompt, multiPaper, 0L);
   }
 }

@@ -32,9 +32,19 @@ public final class ReplayPolicy implements Policy {
     return new ReplayPolicy(map);
   }
 
+  /**
+   * Response number {@code turn} of the node's list: by turn rather than by a counter, so one
+   * replay serves any number of trees at once (the samples of a step are identical trees).
+   */
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    return Generation.ofText(take(call.node().toString()));
+    String key = call.node().toString();
+    List<String> list = responses.get(key);
+    if (list == null || call.turn() >= list.size()) {
+      throw new PolicyException("replay has no response " + (call.turn() + 1) + " for node " + key
+          + (list == null ? " (no such key)" : " (it holds " + list.size() + ")"));
+    }
+    return Generation.ofText(list.get(call.turn()));
   }
 
   @Override

@@ -106,15 +106,39 @@ class DjlPolicyTest {
   }
 
   @Test
-  void turnsOfOneNodeAreSampledWithDifferentSeeds() throws Exception {
+  void aTurnIsSampledWithItsCallsSeedSoOneSeedReproducesItAndAnotherDiffers() throws Exception {
     DjlPolicy policy = policy(SAMPLING);
-    PolicyCall call = new PolicyCall(NodePath.ROOT, 0,
-        List.of(ChatMessage.system("s"), ChatMessage.user("u")), "u", true);
-    Generation a = policy.generate(call);
-    Generation b = policy.generate(call);
+    List<ChatMessage> messages = List.of(ChatMessage.system("s"), ChatMessage.user("u"));
+    Generation a = policy.generate(new PolicyCall(NodePath.ROOT, 0, messages, "u", true, 11));
+    Generation again = policy.generate(new PolicyCall(NodePath.ROOT, 0, messages, "u", true, 11));
+    Generation b = policy.generate(new PolicyCall(NodePath.ROOT, 0, messages, "u", true, 12));
+    assertArrayEquals(a.tokenIds(), again.tokenIds());
     assertArrayEquals(a.promptTokenIds(), b.promptTokenIds());
     assertFalse(java.util.Arrays.equals(a.tokenIds(), b.tokenIds()),
-        "two samples of one prompt drew the same 24 random tokens");
+        "two seeds of one prompt drew the same 24 random tokens");
+    assertEquals(new Generation.Sampling(1.0, 1.0, 0), a.sampling());
+    // 24 random tokens out of 300: a stop token is possible but the length cut is the rule.
+    assertTrue(a.finish() == Generation.Finish.STOP || a.tokenIds().length == 24 && a.finish() == Generation.Finish.LENGTH,
+        a.finish() + " after " + a.tokenIds().length + " tokens");
+    assertEquals(a.finish() == Generation.Finish.LENGTH, a.truncated());
+  }
+
+  @Test
+  void treesWithTheSameSeedAreTheSameTreeAndTheirTurnsRecordTheirSeeds() {
+    RlmLimits limits = RlmLimits.defaults().withMaxTurns(2);
+    TreeRunner runner = new TreeRunner(sandbox, policy(SAMPLING), PROMPTS, limits);
+    long seed = arbor.rlm.TreeSeed.of("run", 3, "q1", 0);
+    TreeRunner.TreeResult one = runner.run("a", "Which results?", PAPERS, seed);
+    TreeRunner.TreeResult same = runner.run("b", "Which results?", PAPERS, seed);
+    TreeRunner.TreeResult other = runner.run("c", "Which results?", PAPERS, arbor.rlm.TreeSeed.of("run", 3, "q1", 1));
+    List<String> texts = one.root().turns().stream().map(Turn::response).toList();
+    assertEquals(texts, same.root().turns().stream().map(Turn::response).toList());
+    assertNotEquals(texts, other.root().turns().stream().map(Turn::response).toList());
+    for (Turn t : one.root().turns()) {
+      assertEquals(arbor.rlm.TreeSeed.turn(seed, NodePath.ROOT, t.index()), t.seed());
+      assertEquals(t.finish() == Generation.Finish.LENGTH, t.responseTokenIds().length == 24
+          && !model.stopTokenIds().contains(t.responseTokenIds()[23]));
+    }
   }
 
   @Test

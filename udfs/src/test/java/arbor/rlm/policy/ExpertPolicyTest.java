@@ -55,17 +55,24 @@ class ExpertPolicyTest {
       Rates were measured by stopped-flow fluorescence at 25 degrees.
       """;
 
-  @Test
-  void theExpertDelegatesTheRelevantPapersAndReturnsVerbatimSpans() throws Exception {
+  static Map<String, String> threePapers() {
     Map<String, String> papers = new LinkedHashMap<>();
     papers.put("nmt", TRANSLATION);
     papers.put("parse", PARSING);
     papers.put("bio", BIOLOGY);
-    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"),
-        Prompts.Strategy.FULL);
+    return papers;
+  }
+
+  static TreeRunner expert(InProcessSandbox sandbox, Prompts.Strategy strategy) {
+    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), strategy);
+    return new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts, RlmLimits.defaults());
+  }
+
+  @Test
+  void theExpertDelegatesTheRelevantPapersAndReturnsVerbatimSpans() throws Exception {
+    Map<String, String> papers = threePapers();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts,
-          RlmLimits.defaults());
+      TreeRunner runner = expert(sandbox, Prompts.Strategy.FULL);
       TreeRunner.TreeResult tree = runner.run("x", "Which training corpus do the systems train on?",
           new RlmContext.Papers(papers));
       NodeRecord root = tree.root();
@@ -81,6 +88,30 @@ class ExpertPolicyTest {
       assertTrue(tree.nodes().stream().allMatch(n -> n.status() == NodeStatus.FINAL));
       assertTrue(tree.nodes().stream().flatMap(n -> n.turns().stream()).noneMatch(t -> t.replError()),
           "the expert's code runs without errors");
+    }
+  }
+
+  /** Every response of every node of a tree, in path order: what the policy wrote. */
+  static List<String> code(TreeRunner.TreeResult tree) {
+    return tree.nodes().stream().flatMap(n -> n.turns().stream().map(t -> n.nodeId().replaceFirst("^[^:]*:", "")
+        + " " + t.index() + ": " + t.response())).toList();
+  }
+
+  @Test
+  void theSamplesOfOneQueryAreDifferentTreesAndARerunReproducesEachOfThem() {
+    Map<String, String> papers = threePapers();
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      TreeRunner runner = expert(sandbox, Prompts.Strategy.REDUCED);
+      String question = "Which training corpus do the systems train on?";
+      List<List<String>> first = new java.util.ArrayList<>();
+      for (int g = 0; g < 4; g++) {
+        first.add(code(runner.run("s" + g, question, new RlmContext.Papers(papers), arbor.rlm.TreeSeed.of("run", 1, "q1", g))));
+      }
+      assertTrue(new java.util.HashSet<>(first).size() >= 3,
+          "4 samples of one query wrote only " + new java.util.HashSet<>(first).size() + " distinct trees");
+      // A rerun of sample 2, in another order and under another tree id, writes the same code.
+      assertEquals(first.get(2), code(runner.run("again", question, new RlmContext.Papers(papers),
+          arbor.rlm.TreeSeed.of("run", 1, "q1", 2))));
     }
   }
 

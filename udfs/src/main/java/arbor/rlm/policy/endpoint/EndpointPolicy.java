@@ -14,14 +14,21 @@ import java.util.List;
  */
 public final class EndpointPolicy implements Policy, AutoCloseable {
   private final ChatEndpoint endpoint;
+  private final Generation.Sampling sampling;
 
   public EndpointPolicy(ChatEndpoint endpoint) {
+    this(endpoint, Generation.Sampling.NONE);
+  }
+
+  /** @param sampling what the endpoint is asked to sample with, recorded on every turn */
+  public EndpointPolicy(ChatEndpoint endpoint, Generation.Sampling sampling) {
     this.endpoint = endpoint;
+    this.sampling = sampling;
   }
 
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    return Generation.ofText(endpoint.chat(call.messages()));
+    return Generation.ofText(endpoint.chat(call.messages()), sampling);
   }
 
   @Override

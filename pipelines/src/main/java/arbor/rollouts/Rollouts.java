@@ -1,0 +1,140 @@
+package arbor.rollouts;
+
+import static arbor.tables.Cols.*;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_list;
+import static org.apache.spark.sql.functions.explode;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.posexplode;
+import static org.apache.spark.sql.functions.sort_array;
+import static org.apache.spark.sql.functions.struct;
+
+import arbor.conf.ArborConfig;
+import arbor.policy.holder.CheckpointSource;
+import arbor.rlm.runtime.RunTrees;
+import arbor.rlm.runtime.TreeRows;
+import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutTurns;
+import arbor.warehouse.Table;
+import arbor.warehouse.Warehouse;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The rollout stage of a training step: the step's queries in, their rollout trees out, {@code G}
+ * per query ({@code rollouts.samples}), run on the executors by the configured policy
+ * ({@code rollouts.policy}) at the step's policy version. Each query's context is its group's
+ * papers (their noisy text, in the group's order). Nothing runs until the result is written:
+ *
+ * <pre>{@code
+ * Rollouts rollouts = new Rollouts(config);
+ * Dataset<Row> trees = rollouts.transform(queries, groups, papers, "run-1", 3, 2);   // lazy
+ * RolloutWriter.Written w = new RolloutWriter(warehouse, config.rollouts()).write("run-1", 3, trees);
+ * // or, with the groups and papers of the warehouse:
+ * RolloutWriter.Written w = rollouts.runStep(warehouse, queries, "run-1", 3, 2);
+ * }</pre>
+ *
+ * <p>A tree row ({@link TreeRows#TREE}) nests the tree's {@code rollout_nodes} and
+ * {@code rollout_turns} rows; {@link #nodes} and {@link #turns} unnest them. Seeds derive from
+ * (run, step, query, sample), so a rerun of a step draws the same seeds.
+ */
+public final class Rollouts {
+  /** The columns the stage reads from {@code queries}, {@code paper_groups} and {@code papers}. */
+  public static final String GROUP_ID = "group_id";
+  public static final String GROUP_PAPER_IDS = "paper_ids";
+  public static final String PAPER_ID = "paper_id";
+  public static final String NOISY_TEXT = "noisy_text";
+
+  private final ArborConfig config;
+  private final CheckpointSource checkpoints;
+  private final RunTrees.TaskProbe probe;
+
+  /** A stage whose djl policy serves version 0 (the configured model folder) only. */
+  public Rollouts(ArborConfig config) {
+    this(config, null, RunTrees.TaskProbe.NONE);
+  }
+
+  /**
+   * @param checkpoints serves the djl policy's versions above 0 (null: none yet)
+   * @param probe hears each tree end on the executors
+   */
+  public Rollouts(ArborConfig config, CheckpointSource checkpoints, RunTrees.TaskProbe probe) {
+    this.config = config;
+    this.checkpoints = checkpoints;
+    this.probe = probe;
+  }
+
+  /**
+   * The trees to run ({@link TreeRows#TASK}): every query of {@code queries} (query_id,
+   * group_id, question) with the noisy text of its group's papers, once per sample.
+   */
+  public Dataset<Row> tasks(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, String runId,
+      long step, long policyVersion) {
+    Dataset<Row> members = groups.select(col(GROUP_ID), posexplode(col(GROUP_PAPER_IDS)).as(new String[] {"pos", PAPER_ID}))
+        .join(papers.select(col(PAPER_ID), col(NOISY_TEXT)), PAPER_ID);
+    Dataset<Row> contexts = members.groupBy(GROUP_ID)
+        .agg(sort_array(collect_list(struct(col("pos"), col(PAPER_ID), col(NOISY_TEXT)))).as("papers"))
+        .select(col(GROUP_ID), col("papers." + PAPER_ID).as(TreeRows.PAPER_IDS), col("papers." + NOISY_TEXT).as(TreeRows.PAPER_TEXTS));
+    Dataset<Row> withPapers = queries.select(col(QUERY_ID), col(GROUP_ID), col(TreeRows.QUESTION))
+        .join(contexts, new String[] {GROUP_ID}, "left");
+    List<Row> orphans = withPapers.filter(col(TreeRows.PAPER_IDS).isNull()).select(QUERY_ID, GROUP_ID).limit(5).collectAsList();
+    if (!orphans.isEmpty()) {
+      throw new IllegalArgumentException("rollouts: queries without any paper of their group in papers: " + orphans
+          + "; run synthesize over the same warehouse, or drop those queries");
+    }
+    SparkSession spark = queries.sparkSession();
+    Dataset<Row> samples = spark.range(config.rollouts().samples()).select(col("id").cast("int").as(SAMPLE));
+    return withPapers.crossJoin(samples).select(lit(runId).as(RUN_ID), lit(step).as(STEP), col(QUERY_ID), col(SAMPLE),
+        col(TreeRows.QUESTION), col(TreeRows.PAPER_IDS), col(TreeRows.PAPER_TEXTS), lit(policyVersion).as(POLICY_VERSION));
+  }
+
+  /** The step's trees ({@link TreeRows#TREE}), lazily: they run when the result is written. */
+  public Dataset<Row> transform(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, String runId,
+      long step, long policyVersion) {
+    return run(tasks(queries, groups, papers, runId, step, policyVersion));
+  }
+
+  /**
+   * Runs {@link TreeRows#TASK} rows, {@code rollouts.trees_per_task} to a Spark task. The samples
+   * of a query stay together (their prompts share a prefix), and a task's trees are fixed by the
+   * shuffle before any runs, so a retried task runs exactly the trees of the failed attempt.
+   */
+  public Dataset<Row> run(Dataset<Row> tasks) {
+    long n = tasks.count();
+    int partitions = (int) Math.max(1, (n + config.rollouts().treesPerTask() - 1) / config.rollouts().treesPerTask());
+    return tasks.repartitionByRange(partitions, col(QUERY_ID), col(SAMPLE))
+        .mapPartitions(new RunTrees(config, checkpoints, probe), Encoders.row(TreeRows.TREE));
+  }
+
+  /** The trees of one step, with the groups and papers of {@code warehouse}, written there. */
+  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, String runId, long step,
+      long policyVersion) {
+    return runStep(warehouse, queries, warehouse.read(Table.PAPER_GROUPS), warehouse.read(Table.PAPERS), runId, step,
+        policyVersion);
+  }
+
+  /** The trees of one step over the given groups and papers, written to {@code warehouse}. */
+  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
+      Dataset<Row> papers, String runId, long step, long policyVersion) {
+    Dataset<Row> trees = transform(queries, groups, papers, runId, step, policyVersion);
+    return new RolloutWriter(warehouse, config.rollouts()).write(runId, step, trees);
+  }
+
+  /** The {@code rollout_nodes} rows of tree rows, in the table's schema. */
+  public static Dataset<Row> nodes(Dataset<Row> trees) {
+    return unnest(trees, TreeRows.NODES, RolloutNodes.SCHEMA.fieldNames());
+  }
+
+  /** The {@code rollout_turns} rows of tree rows, in the table's schema. */
+  public static Dataset<Row> turns(Dataset<Row> trees) {
+    return unnest(trees, TreeRows.TURNS, RolloutTurns.SCHEMA.fieldNames());
+  }
+
+  private static Dataset<Row> unnest(Dataset<Row> trees, String column, String[] fields) {
+    Dataset<Row> rows = trees.select(explode(col(column)).as("r"));
+    return rows.select(java.util.Arrays.stream(fields).map(f -> col("r." + f).as(f)).toArray(org.apache.spark.sql.Column[]::new));
+  }
+}

@@ -1,0 +1,304 @@
+package arbor.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import arbor.conf.ArborConfig;
+import arbor.conf.ConfigLoader;
+import arbor.policy.model.ModelConfig;
+import arbor.policy.model.TensorDtype;
+import arbor.policy.model.TinyModels;
+import arbor.rlm.TreeSeed;
+import arbor.rlm.policy.NodePath;
+import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.RunTrees;
+import arbor.rollouts.RolloutWriter;
+import arbor.rollouts.Rollouts;
+import arbor.tables.Cols;
+import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutTurns;
+import arbor.warehouse.Table;
+import arbor.warehouse.Warehouse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The rollout stage on local Spark with real Delta tables, real GraalPy sandboxes and a real (tiny)
+ * DJL model: trees on the executors, written idempotently to rollout_nodes and rollout_turns.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RolloutsEndToEndTest {
+  static final String MT = """
+      Subword Units for Open-Vocabulary Translation
+      Abstract
+      Rare words are split into subword units before translation.
+
+      1 Data
+      Our systems are trained on the WMT 2015 English-German parallel corpus of 4.2 million sentence
+      pairs, and tuned on newstest2013.
+
+      2 Results
+      Subword units improve BLEU by 1.1 points on newstest2015 over a word-level baseline.
+      """;
+  static final String PARSER = """
+      A Fast Greedy Dependency Parser
+      Abstract
+      A transition-based parser with a small neural classifier.
+
+      1 Training data
+      The parser is trained on sections 2-21 of the Penn Treebank converted to Stanford dependencies.
+
+      2 Speed
+      It parses about 1,000 sentences per second on one core.
+      """;
+  static final String FOLDING = """
+      Kinetics of Protein Folding
+      Abstract
+      Folding rates of small proteins are measured.
+
+      1 Methods
+      Rates were measured by stopped-flow fluorescence at 25 degrees Celsius.
+      """;
+
+  static final StructType PAPERS = new StructType().add("paper_id", DataTypes.StringType).add("noisy_text", DataTypes.StringType);
+  static final StructType GROUPS = new StructType().add("group_id", DataTypes.StringType)
+      .add("paper_ids", DataTypes.createArrayType(DataTypes.StringType));
+  static final StructType QUERIES = new StructType().add("query_id", DataTypes.StringType)
+      .add("group_id", DataTypes.StringType).add("question", DataTypes.StringType);
+
+  /** Counts the executor-side faults this JVM injected (local mode: the executor is this JVM). */
+  static final AtomicInteger FAULTS = new AtomicInteger();
+
+  private Path root;
+  private SparkSession spark;
+  private Dataset<Row> queries;
+  private Dataset<Row> groups;
+  private Dataset<Row> papers;
+
+  @BeforeAll
+  void tables() throws Exception {
+    spark = TestEnv.spark();
+    root = TestEnv.WORK.resolve("rollouts-e2e");
+    arbor.jobs.FileTrees.delete(root);
+    papers = spark.createDataFrame(List.of(RowFactory.create("mt", MT), RowFactory.create("parser", PARSER),
+        RowFactory.create("fold", FOLDING)), PAPERS);
+    groups = spark.createDataFrame(List.of(RowFactory.create("g1", List.of("mt", "parser", "fold")),
+        RowFactory.create("g2", List.of("parser"))), GROUPS);
+    queries = spark.createDataFrame(List.of(
+        RowFactory.create("q1", "g1", "Which training corpus do the systems train on?"),
+        RowFactory.create("q2", "g1", "How much does BLEU improve?"),
+        RowFactory.create("q3", "g2", "Which treebank is the parser trained on?")), QUERIES);
+  }
+
+  @AfterAll
+  void close() {
+    RlmRuntime.closeShared();
+  }
+
+  ArborConfig config(String warehouse, String... settings) {
+    List<String> all = new ArrayList<>(List.of("warehouse=" + warehouse,
+        "rlm.prompt_dir=" + TestEnv.REPO.resolve("conf/prompts"), "rollouts.samples=4", "rollouts.trees_per_task=4",
+        "sandbox.workers=1", "sandbox.worker_heap_mb=768", "sandbox.jvm_options=[\"-XX:TieredStopAtLevel=1\"]"));
+    all.addAll(List.of(settings));
+    return ConfigLoader.load(List.of(), all);
+  }
+
+  Warehouse warehouse(String root) {
+    return new Warehouse(spark, root);
+  }
+
+  List<Row> read(Warehouse w, Table t, String runId, long step) {
+    return w.read(t).filter(org.apache.spark.sql.functions.col(Cols.RUN_ID).equalTo(runId)
+        .and(org.apache.spark.sql.functions.col(Cols.STEP).equalTo(step))).collectAsList();
+  }
+
+  /** Checks what every written step must hold; returns the nodes by id. */
+  Map<String, Row> checkComplete(List<Row> nodes, List<Row> turns, int trees) {
+    Map<String, Row> byId = new HashMap<>();
+    for (Row n : nodes) {
+      assertNull(byId.put(n.getAs(Cols.NODE_ID), n), "duplicate node " + n.getAs(Cols.NODE_ID));
+    }
+    Set<String> roots = nodes.stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null)
+        .map(n -> n.<String>getAs(Cols.QUERY_ID) + "#" + n.<Integer>getAs(Cols.SAMPLE)).collect(Collectors.toSet());
+    assertEquals(trees, roots.size(), "one root per (query, sample): " + roots);
+    assertEquals(trees, nodes.stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null).count());
+    Set<String> turnKeys = new HashSet<>();
+    Map<String, Integer> turnsPerNode = new HashMap<>();
+    for (Row t : turns) {
+      String id = t.getAs(Cols.NODE_ID);
+      assertTrue(byId.containsKey(id), "turn of an unknown node " + id);
+      assertTrue(turnKeys.add(id + "/" + t.<Integer>getAs(Cols.TURN)), "duplicate turn " + id);
+      turnsPerNode.merge(id, 1, Integer::sum);
+    }
+    for (Row n : nodes) {
+      assertEquals(n.<Integer>getAs(RolloutNodes.TURNS), turnsPerNode.getOrDefault(n.<String>getAs(Cols.NODE_ID), 0),
+          "turns of " + n.getAs(Cols.NODE_ID));
+      String parent = n.getAs(RolloutNodes.PARENT_ID);
+      if (parent != null) {
+        assertTrue(byId.containsKey(parent), "the parent of " + n.getAs(Cols.NODE_ID) + " is missing");
+        int index = n.getAs(RolloutNodes.CHILD_INDEX);
+        assertTrue(n.<String>getAs(Cols.NODE_ID).endsWith("." + index), "child index " + index + " of " + n.getAs(Cols.NODE_ID));
+      } else {
+        assertEquals(-1, n.<Integer>getAs(RolloutNodes.CHILD_INDEX));
+      }
+    }
+    return byId;
+  }
+
+  @Test
+  void theScriptedExpertsTreesAreWrittenOnceDifferBySampleAndARerunReplacesThemWithTheSameTrees() {
+    String wh = root.resolve("scripted").toString();
+    ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=workers");
+    Warehouse w = warehouse(wh);
+    RolloutWriter.Written first = new Rollouts(config).runStep(w, queries, groups, papers, "run-a", 0, 0);
+    assertEquals(12, first.trees());
+    assertEquals(0, first.infraFailures());
+    List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-a", 0);
+    List<Row> turns = read(w, Table.ROLLOUT_TURNS, "run-a", 0);
+    Map<String, Row> byId = checkComplete(nodes, turns, 12);
+    assertEquals(first.nodes(), nodes.size());
+    // The expert delegates from the multi-paper roots: children exist, and they answered.
+    assertTrue(nodes.stream().anyMatch(n -> n.<Integer>getAs(RolloutNodes.DEPTH) == 1));
+    assertTrue(nodes.stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null)
+        .allMatch(n -> "final".equals(n.getAs(RolloutNodes.STATUS))), "every root submitted");
+    for (Row t : turns) {
+      assertEquals("text", t.getAs(RolloutTurns.FINISH_REASON));
+      assertFalse(t.<Boolean>getAs(RolloutTurns.TRUNCATED));
+      assertNull(t.getAs(Cols.RESPONSE_IDS));
+      Row node = byId.get(t.<String>getAs(Cols.NODE_ID));
+      String path = t.<String>getAs(Cols.NODE_ID).substring(t.<String>getAs(Cols.NODE_ID).indexOf(':') + 1);
+      long treeSeed = TreeSeed.of("run-a", 0, node.getAs(Cols.QUERY_ID), node.getAs(Cols.SAMPLE));
+      assertEquals(TreeSeed.turn(treeSeed, NodePath.parse(path), t.getAs(Cols.TURN)), t.<Long>getAs(RolloutTurns.SEED));
+      assertEquals("scripted", node.getAs(RolloutNodes.POLICY));
+    }
+    // The four samples of q1 are not one tree four times: a GRPO group with variance.
+    Map<Integer, List<String>> q1 = codeBySample(turns, "q1");
+    assertTrue(new HashSet<>(q1.values()).size() >= 3, "the 4 samples of q1 wrote " + new HashSet<>(q1.values()).size() + " distinct trees");
+
+    RolloutWriter.Written again = new Rollouts(config).runStep(w, queries, groups, papers, "run-a", 0, 0);
+    List<Row> nodes2 = read(w, Table.ROLLOUT_NODES, "run-a", 0);
+    List<Row> turns2 = read(w, Table.ROLLOUT_TURNS, "run-a", 0);
+    checkComplete(nodes2, turns2, 12);
+    assertEquals(nodes.size(), nodes2.size());
+    assertEquals(q1, codeBySample(turns2, "q1"), "a rerun of the step draws the same trees");
+    assertEquals(first.nodes(), again.nodes());
+  }
+
+  /** Every response of a query's trees, per sample, ordered by node and turn. */
+  static Map<Integer, List<String>> codeBySample(List<Row> turns, String queryId) {
+    Map<Integer, List<String>> out = new HashMap<>();
+    turns.stream().filter(t -> t.<String>getAs(Cols.NODE_ID).startsWith(queryId + "#"))
+        .sorted(java.util.Comparator.comparing((Row t) -> t.<String>getAs(Cols.NODE_ID)).thenComparing(t -> t.<Integer>getAs(Cols.TURN)))
+        .forEach(t -> {
+          String id = t.getAs(Cols.NODE_ID);
+          int sample = Integer.parseInt(id.substring(id.indexOf('#') + 1, id.indexOf(':')));
+          out.computeIfAbsent(sample, k -> new ArrayList<>()).add(id.substring(id.indexOf(':')) + " " + t.getAs(RolloutTurns.RESPONSE_TEXT));
+        });
+    return out;
+  }
+
+  @Test
+  void aTaskThatFailsOnItsFirstAttemptIsRetriedAndLeavesNoDuplicateAndNoGap() {
+    String wh = root.resolve("retry").toString();
+    ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=in_process", "rollouts.samples=2");
+    Warehouse w = warehouse(wh);
+    int before = FAULTS.get();
+    // The first attempt of the first task dies after its first tree; Spark (local[2,2]) retries it.
+    RunTrees.TaskProbe fault = (partition, attempt, ended) -> {
+      if (partition == 0 && attempt == 0 && ended == 1) {
+        FAULTS.incrementAndGet();
+        throw new IllegalStateException("injected fault: the executor dies after one tree");
+      }
+    };
+    RolloutWriter.Written written = new Rollouts(config, null, fault).runStep(w, queries, groups, papers, "run-r", 5, 0);
+    assertEquals(before + 1, FAULTS.get(), "the fault was injected once");
+    assertEquals(6, written.trees());
+    checkComplete(read(w, Table.ROLLOUT_NODES, "run-r", 5), read(w, Table.ROLLOUT_TURNS, "run-r", 5), 6);
+  }
+
+  @Test
+  void treesWhoseEndpointNeverAnswersAreRowsWithTheirStatusUntilTooManyFailTheStep() {
+    String wh = root.resolve("endpoint").toString();
+    // Nothing listens on port 9: every request fails at once, after no retry. PATH stands in for a
+    // key variable that is set.
+    String[] endpoint = {"rollouts.policy=openai", "rollouts.sandbox=in_process", "policy.openai.base_url=http://127.0.0.1:9/v1",
+        "policy.openai.api_key_env=PATH", "policy.openai.max_retries=0", "policy.openai.timeout_seconds=2", "rollouts.samples=1"};
+    Warehouse w = new Warehouse(spark, wh);
+    List<String> tolerant = new ArrayList<>(List.of(endpoint));
+    tolerant.add("rollouts.max_infra_failure_fraction=1.0");
+    RolloutWriter.Written written = new Rollouts(config(wh, tolerant.toArray(String[]::new)))
+        .runStep(w, queries, groups, papers, "run-e", 0, 0);
+    assertEquals(3, written.trees());
+    assertEquals(3, written.infraFailures());
+    List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-e", 0);
+    assertEquals(3, nodes.size());
+    for (Row n : nodes) {
+      assertEquals("policy_error", n.getAs(RolloutNodes.STATUS));
+      assertNotNull(n.getAs(RolloutNodes.ERROR));
+    }
+    RolloutWriter.InfraFailures failed = assertThrows(RolloutWriter.InfraFailures.class,
+        () -> new Rollouts(config(wh, endpoint)).runStep(w, queries, groups, papers, "run-e", 1, 0));
+    assertTrue(failed.getMessage().contains("rollouts.max_infra_failure_fraction"), failed.getMessage());
+    assertTrue(failed.getMessage().contains("3 of the 3 trees"), failed.getMessage());
+    assertEquals(0, read(w, Table.ROLLOUT_NODES, "run-e", 1).size(), "a failed step writes no rows");
+  }
+
+  @Test
+  void theTinyDjlModelWritesTrainingSamplesWithTheirSamplingRecord() throws Exception {
+    Path model = root.resolve("tiny-model");
+    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
+        TensorDtype.F32, model);
+    String wh = root.resolve("djl").toString();
+    ArborConfig config = config(wh, "rollouts.policy=djl", "rollouts.sandbox=in_process", "policy.djl.model_dir=" + model,
+        "policy.djl.sampling.max_new_tokens=12", "policy.djl.sampling.top_k=50", "rlm.max_turns=2", "rollouts.samples=2",
+        "rlm.prompts=reduced");
+    Warehouse w = new Warehouse(spark, wh);
+    RolloutWriter.Written written = new Rollouts(config).runStep(w, queries, groups, papers, "run-d", 0, 0);
+    assertEquals(6, written.trees());
+    List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-d", 0);
+    List<Row> turns = read(w, Table.ROLLOUT_TURNS, "run-d", 0);
+    checkComplete(nodes, turns, 6);
+    assertEquals(12, turns.size(), "a random model uses both turns of each root");
+    Set<List<Integer>> responses = new HashSet<>();
+    for (Row t : turns) {
+      List<Integer> ids = t.getList(t.fieldIndex(Cols.RESPONSE_IDS));
+      List<Float> lps = t.getList(t.fieldIndex(Cols.LOGPROBS));
+      assertFalse(t.getList(t.fieldIndex(Cols.PROMPT_IDS)).isEmpty());
+      assertEquals(ids.size(), lps.size());
+      assertTrue(ids.size() >= 1 && ids.size() <= 12);
+      String finish = t.getAs(RolloutTurns.FINISH_REASON);
+      assertTrue(Set.of("stop", "length").contains(finish), finish);
+      assertEquals("length".equals(finish), t.<Boolean>getAs(RolloutTurns.TRUNCATED));
+      if ("length".equals(finish)) {
+        assertEquals(12, ids.size());
+      }
+      assertEquals(1.0, t.<Double>getAs(RolloutTurns.TEMPERATURE));
+      assertEquals(50, t.<Integer>getAs(RolloutTurns.TOP_K));
+      assertEquals(0L, t.<Long>getAs(Cols.POLICY_VERSION));
+      responses.add(ids);
+    }
+    assertTrue(responses.size() >= 10, "12 sampled turns, only " + responses.size() + " distinct");
+    assertTrue(nodes.stream().allMatch(n -> "djl".equals(n.getAs(RolloutNodes.POLICY))));
+  }
+}

@@ -1,0 +1,266 @@
+package arbor.rlm.runtime;
+
+import ai.djl.Device;
+import arbor.conf.ArborConfig;
+import arbor.conf.DjlPolicySettings;
+import arbor.conf.EndpointSettings;
+import arbor.conf.RolloutSettings.SandboxMode;
+import arbor.policy.generate.ChatGenerator;
+import arbor.policy.generate.GenerationEngine;
+import arbor.policy.holder.CheckpointSource;
+import arbor.policy.holder.ModelHolder;
+import arbor.policy.holder.PolicyVersions;
+import arbor.policy.model.TorchThreads;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.policy.DjlPolicy;
+import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.policy.Generation;
+import arbor.rlm.policy.Policy;
+import arbor.rlm.policy.PolicyKind;
+import arbor.rlm.policy.ReplayPolicy;
+import arbor.rlm.policy.endpoint.AnthropicEndpoint;
+import arbor.rlm.policy.endpoint.EndpointPolicy;
+import arbor.rlm.policy.endpoint.OpenAiEndpoint;
+import arbor.rlm.sandbox.InProcessSandbox;
+import arbor.rlm.sandbox.Sandbox;
+import arbor.rlm.sandbox.WorkerPool;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The RLM runtime of one JVM: the one place that builds the sandbox, the prompts, the tree caps
+ * and the policies from the configuration, and hands out tree runners over them. On an executor
+ * every task shares one runtime ({@link #shared}): one sandbox pool, one model holder per device
+ * (so the decode steps of every tree in the JVM batch together in one generation engine), one
+ * client per endpoint. It is created on first use and closed when the JVM exits.
+ *
+ * <pre>{@code
+ * RlmRuntime runtime = RlmRuntime.shared(config, SandboxMode.WORKERS, checkpoints, System.getenv());
+ * try (RlmRuntime.Rollout r = runtime.open(PolicyKind.DJL, runId, version, SparkTaskDevice.current())) {
+ *   TreeRunner.TreeResult tree = r.runner().run(treeId, question, context, seed);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. The {@code repl} job owns a runtime of its own ({@link #create}) and closes it.
+ */
+public final class RlmRuntime implements AutoCloseable {
+
+  private static final Map<Key, RlmRuntime> SHARED = new HashMap<>();
+  private static boolean hooked;
+
+  private record Key(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints) {}
+
+  private final ArborConfig config;
+  private final SandboxMode mode;
+  private final PolicyVersions versions;
+  private final Map<String, String> env;
+  private final Prompts prompts;
+  private final RlmLimits limits;
+  private final Map<PolicyKind, Policy> fixed = new EnumMap<>(PolicyKind.class);
+  private final Set<ModelHolder> holders = new LinkedHashSet<>();
+  private Sandbox sandbox;
+  private boolean closed;
+
+  private RlmRuntime(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints, Map<String, String> env) {
+    this.config = config;
+    this.mode = mode;
+    this.versions = new PolicyVersions(config.policy().djl().modelDir(), checkpoints);
+    this.env = Map.copyOf(env);
+    this.prompts = config.rlm().loadPrompts();
+    this.limits = config.rlm().limits(config.repl());
+  }
+
+  /**
+   * The JVM's runtime for this configuration, created on first use and closed at JVM exit.
+   * {@code checkpoints} serves policy versions above 0 (null: only the base model); {@code env}
+   * holds the endpoints' API-key variables.
+   */
+  public static RlmRuntime shared(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints,
+      Map<String, String> env) {
+    synchronized (SHARED) {
+      if (!hooked) {
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("arbor-runtime-close")
+            .unstarted(RlmRuntime::closeShared));
+        hooked = true;
+      }
+      return SHARED.computeIfAbsent(new Key(config, mode, checkpoints),
+          k -> new RlmRuntime(config, mode, checkpoints, env));
+    }
+  }
+
+  /** A runtime the caller owns and closes (a job that runs trees in its own JVM). */
+  public static RlmRuntime create(ArborConfig config, SandboxMode mode, Map<String, String> env) {
+    return new RlmRuntime(config, mode, null, env);
+  }
+
+  /** Closes every shared runtime (the JVM's shutdown hook; tests that want a fresh start). */
+  public static void closeShared() {
+    List<RlmRuntime> all;
+    synchronized (SHARED) {
+      all = new ArrayList<>(SHARED.values());
+      SHARED.clear();
+    }
+    all.forEach(RlmRuntime::close);
+  }
+
+  /**
+   * A tree runner over this runtime's sandbox and the policy {@code kind} (for {@code djl}, the
+   * checkpoint {@code version} of run {@code runId} on {@code device}). Close the rollout when
+   * its trees are done: that releases its lease on the model.
+   */
+  public Rollout open(PolicyKind kind, String runId, long version, Device device) {
+    return open(kind, runId, version, device, TreeRunner.TreeListener.NONE);
+  }
+
+  /** As {@link #open(PolicyKind, String, long, Device)}, with a listener that hears the trees unfold. */
+  public Rollout open(PolicyKind kind, String runId, long version, Device device, TreeRunner.TreeListener listener) {
+    Sandbox box = sandbox();
+    if (kind != PolicyKind.DJL) {
+      return new Rollout(kind, version, new TreeRunner(box, fixed(kind), prompts, limits, listener), null);
+    }
+    ModelHolder.Lease lease = holder(device).acquire(PolicyVersions.key(runId, version));
+    try {
+      DjlPolicySettings djl = config.policy().djl();
+      DjlPolicy policy = new DjlPolicy(new ChatGenerator(lease.policy(), lease.engine()), djl.sampling(), djl.seed());
+      return new Rollout(kind, version, new TreeRunner(box, policy, prompts, limits, listener), lease);
+    } catch (RuntimeException e) {
+      lease.close();
+      throw e;
+    }
+  }
+
+  /** Trees of one policy at one version, until closed. */
+  public static final class Rollout implements AutoCloseable {
+    private final PolicyKind kind;
+    private final long version;
+    private final TreeRunner runner;
+    private final ModelHolder.Lease lease;
+
+    private Rollout(PolicyKind kind, long version, TreeRunner runner, ModelHolder.Lease lease) {
+      this.kind = kind;
+      this.version = version;
+      this.runner = runner;
+      this.lease = lease;
+    }
+
+    public TreeRunner runner() {
+      return runner;
+    }
+
+    public PolicyKind kind() {
+      return kind;
+    }
+
+    public long version() {
+      return version;
+    }
+
+    /** The generation engine's work so far (djl only): prefill and decode tokens and times. */
+    public Optional<GenerationEngine.Stats> engineStats() {
+      return lease == null ? Optional.empty() : Optional.of(lease.engine().stats());
+    }
+
+    @Override
+    public void close() {
+      if (lease != null) {
+        lease.close();
+      }
+    }
+  }
+
+  private synchronized Sandbox sandbox() {
+    if (closed) {
+      throw new IllegalStateException("the RLM runtime is closed");
+    }
+    if (sandbox == null) {
+      sandbox = switch (mode) {
+        case WORKERS -> new WorkerPool(config.sandbox().pool(), config.repl().limits());
+        case IN_PROCESS -> new InProcessSandbox(config.repl().limits());
+      };
+    }
+    return sandbox;
+  }
+
+  private synchronized Policy fixed(PolicyKind kind) {
+    Policy p = fixed.get(kind);
+    if (p == null) {
+      p = switch (kind) {
+        case SCRIPTED -> new ExpertPolicy(ExpertPolicy.Settings.defaults());
+        case REPLAY -> replay();
+        case OPENAI -> endpoint(config.policy().openai(), true);
+        case ANTHROPIC -> endpoint(config.policy().anthropic(), false);
+        case DJL -> throw new IllegalArgumentException("djl is leased by version, not fixed");
+      };
+      fixed.put(kind, p);
+    }
+    return p;
+  }
+
+  private Policy replay() {
+    String file = config.policy().replay().file();
+    if (file.isBlank()) {
+      throw new IllegalArgumentException("the replay policy needs policy.replay.file (or --replay FILE)");
+    }
+    try {
+      return ReplayPolicy.fromFile(Path.of(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException("replay policy: cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Policy endpoint(EndpointSettings s, boolean openai) {
+    Generation.Sampling sampling = new Generation.Sampling(s.temperature(), 1.0, 0);
+    return new EndpointPolicy(openai ? OpenAiEndpoint.create(s, env) : AnthropicEndpoint.create(s, env), sampling);
+  }
+
+  private synchronized ModelHolder holder(Device device) {
+    if (closed) {
+      throw new IllegalStateException("the RLM runtime is closed");
+    }
+    DjlPolicySettings djl = config.policy().djl();
+    if (holders.isEmpty() && djl.torchThreads() > 0) {
+      TorchThreads.set(djl.torchThreads());
+    }
+    DjlPolicySettings.Engine e = djl.engine();
+    ModelHolder h = ModelHolder.shared(device, versions,
+        new GenerationEngine.Options(e.maxBatch(), e.prefillChunk(), e.initialCapacity()));
+    holders.add(h);
+    return h;
+  }
+
+  /** Closes the policies, the model holders it used and the sandbox (killing its workers). */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Policy p : fixed.values()) {
+      if (p instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception ignored) {
+          // Closing an endpoint's connection pool at exit: nothing left to do about a failure.
+        }
+      }
+    }
+    holders.forEach(ModelHolder::close);
+    if (sandbox != null) {
+      sandbox.close();
+    }
+    synchronized (SHARED) {
+      SHARED.values().remove(this);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package arbor.rlm.runtime;
+
+import static arbor.tables.Cols.*;
+
+import arbor.conf.ArborConfig;
+import arbor.policy.holder.CheckpointSource;
+import arbor.policy.holder.SparkTaskDevice;
+import arbor.rlm.RlmContext;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.TreeSeed;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Row;
+
+/**
+ * The executor side of the rollout stage: {@link TreeRows#TASK} rows in, {@link TreeRows#TREE}
+ * rows out. The trees of one task all run at once, on the JVM's shared {@link RlmRuntime}, so
+ * their turns batch together in the device's generation engine; rows come out in input order as
+ * their trees end. A tree whose run fails is a row with status {@link TreeRows#INFRA_ERROR}, never
+ * a failed task.
+ */
+public final class RunTrees implements MapPartitionsFunction<Row, Row> {
+  private final ArborConfig config;
+  private final CheckpointSource checkpoints;
+  private final TaskProbe probe;
+
+  /**
+   * Hears each tree of a task end, on the executor (a progress meter; tests inject a fault with
+   * it, to see a retried task leave no duplicate and no gap).
+   */
+  public interface TaskProbe extends Serializable {
+    void treeEnded(int partition, int attempt, int treesEnded);
+
+    TaskProbe NONE = (partition, attempt, treesEnded) -> {};
+  }
+
+  public RunTrees(ArborConfig config, CheckpointSource checkpoints, TaskProbe probe) {
+    this.config = config;
+    this.checkpoints = checkpoints;
+    this.probe = probe;
+  }
+
+  @Override
+  public Iterator<Row> call(Iterator<Row> tasks) {
+    if (!tasks.hasNext()) {
+      return java.util.Collections.emptyIterator();
+    }
+    List<Row> in = new ArrayList<>();
+    tasks.forEachRemaining(in::add);
+    TaskContext task = TaskContext.get();
+    int partition = task == null ? 0 : task.partitionId();
+    int attempt = task == null ? 0 : task.attemptNumber();
+    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), checkpoints, System.getenv());
+    Row first = in.getFirst();
+    RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(RUN_ID),
+        first.<Long>getAs(POLICY_VERSION), SparkTaskDevice.current());
+    List<CompletableFuture<Row>> trees = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (Row r : in) {
+      CompletableFuture<Row> f = new CompletableFuture<>();
+      threads.add(Thread.ofVirtual().name("rollout-" + r.getAs(QUERY_ID) + "#" + r.getAs(SAMPLE))
+          .start(() -> f.complete(run(rollout, r))));
+      trees.add(f);
+    }
+    // The lease on the model is released when the last tree has ended.
+    CompletableFuture.allOf(trees.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> rollout.close());
+    if (task != null) {
+      task.addTaskCompletionListener(t -> {
+        // A task that is killed (or fails) stops its trees (a tree's thread interrupted stops
+        // its root, and so the whole tree) rather than leave them running for nobody.
+        threads.forEach(Thread::interrupt);
+      });
+    }
+    return new Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        return next < trees.size();
+      }
+
+      @Override
+      public Row next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        Row row = trees.get(next++).join();
+        probe.treeEnded(partition, attempt, next);
+        return row;
+      }
+    };
+  }
+
+  private Row run(RlmRuntime.Rollout rollout, Row task) {
+    String runId = task.getAs(RUN_ID);
+    long step = task.getAs(STEP);
+    String queryId = task.getAs(QUERY_ID);
+    int sample = task.getAs(SAMPLE);
+    String question = task.getAs(TreeRows.QUESTION);
+    TreeRows.TreeKey key = new TreeRows.TreeKey(runId, step, queryId, sample, rollout.kind(), rollout.version());
+    long t0 = System.nanoTime();
+    try {
+      TreeRunner.TreeResult tree = rollout.runner().run(TreeRows.treeId(queryId, sample), question,
+          context(task), TreeSeed.of(runId, step, queryId, sample));
+      return TreeRows.tree(key, tree.nodes(), tree.latencyMillis());
+    } catch (RuntimeException | LinkageError e) {
+      return TreeRows.failed(key, question, e, (System.nanoTime() - t0) / 1_000_000);
+    }
+  }
+
+  /** The query's papers as the tree's context: a dict of paper id -> noisy text, or one paper's text alone. */
+  static RlmContext context(Row task) {
+    List<String> ids = task.getList(task.fieldIndex(TreeRows.PAPER_IDS));
+    List<String> texts = task.getList(task.fieldIndex(TreeRows.PAPER_TEXTS));
+    if (ids.size() != texts.size() || ids.isEmpty()) {
+      throw new IllegalArgumentException("query " + task.getAs(QUERY_ID) + " has " + ids.size() + " paper ids and "
+          + texts.size() + " texts; a query needs its group's papers");
+    }
+    if (ids.size() == 1) {
+      return new RlmContext.Single(texts.getFirst());
+    }
+    Map<String, String> papers = new LinkedHashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      papers.put(ids.get(i), texts.get(i));
+    }
+    return new RlmContext.Papers(papers);
+  }
+}
