@@ -112,6 +112,16 @@ final class LearnerBench implements Benchmark {
     Map<String, Object> keys = new LinkedHashMap<>();
     keys.put("train_roofline_fraction_" + mid, flopRate.get(mid) / peak);
     keys.put("memory_ratio_" + last + "_vs_" + mid, (double) memory.get(last) / memory.get(mid));
+    // What the step adds beyond its fixed part (gradients, optimizer temporaries): growth from
+    // the shortest length, against the growth of the tokens (linear) and of T^2 (quadratic).
+    int first = lengths[0];
+    double growth = (double) (memory.get(last) - memory.get(first))
+        / (memory.get(mid) - memory.get(first));
+    keys.put("memory_growth_" + last + "_vs_" + mid + "_from_" + first, growth);
+    out.printf("peak growth from %d: %.2f (linear would be %.2f, quadratic %.2f)%n", first,
+        growth, (double) (last - first) / (mid - first),
+        ((double) last * last - (double) first * first)
+            / ((double) mid * mid - (double) first * first));
     keys.put("matmul_gflops", peak / 1e9);
     for (var e : flopRate.entrySet()) {
       detail.put("train_roofline_fraction_" + e.getKey(), e.getValue() / peak);
