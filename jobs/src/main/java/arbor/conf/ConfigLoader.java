@@ -89,8 +89,8 @@ public final class ConfigLoader {
     atLeast(c, "synthesis.splits.validation", 0);
     atLeast(c, "synthesis.splits.test", 0);
     atLeast(c, "synthesis.splits.sft", 0);
-    atLeast(c, "synthesis.offline.min_term_count", 1);
-    atLeast(c, "synthesis.offline.evidence_per_paper", 1);
+    atLeast(c, "synthesis.offline.max_section_paragraphs", 1);
+    atLeast(c, "synthesis.offline.max_evidence", 1);
     atLeast(c, "synthesis.llm.context_tokens", 100);
     atLeast(c, "synthesis.llm.timeout_seconds", 1);
     atLeast(c, "synthesis.llm.attempts", 1);
@@ -120,7 +120,8 @@ public final class ConfigLoader {
     atLeast(c, "policy.djl.torch_threads", 0);
     atLeast(c, "policy.djl.engine.max_batch", 1);
     atLeast(c, "policy.djl.engine.prefill_chunk", 1);
-    atLeast(c, "policy.djl.engine.initial_capacity", 1);
+    atLeast(c, "policy.djl.engine.kv_budget_mb", 1);
+    atLeast(c, "policy.djl.engine.block_size", 1);
     atLeast(c, "policy.djl.sampling.temperature", 0);
     check(c, "policy.djl.sampling.top_p", v -> v > 0 && v <= 1, "a nucleus mass in (0, 1]");
     atLeast(c, "policy.djl.sampling.top_k", 0);

@@ -18,6 +18,7 @@ public final class JobContext implements AutoCloseable {
   private final PrintStream out;
   private SparkSession spark;
   private boolean ownsSpark;
+  private java.util.function.Consumer<arbor.warehouse.Table> beforeWrite = table -> {};
 
   public JobContext(String job, ArborConfig config, List<String> args, PrintStream out) {
     this.job = job;
@@ -41,7 +42,12 @@ public final class JobContext implements AutoCloseable {
   }
 
   public Warehouse warehouse() {
-    return new Warehouse(spark(), config.warehouse());
+    return new Warehouse(spark(), config.warehouse(), beforeWrite);
+  }
+
+  /** Test-only fault point: {@code hook} runs before every warehouse write of this job; throw from it to crash the job there. */
+  public void beforeEachWrite(java.util.function.Consumer<arbor.warehouse.Table> hook) {
+    this.beforeWrite = hook;
   }
 
   /** Stops the session only when this context made it, in local mode; spark-submit stops its own. */

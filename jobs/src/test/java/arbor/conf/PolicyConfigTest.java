@@ -14,7 +14,7 @@ class PolicyConfigTest {
   void defaultsBindEveryPolicySetting() {
     PolicySettings p = ConfigLoader.load(List.of(), List.of()).policy();
     assertEquals("", p.djl().modelDir());
-    assertEquals(new DjlPolicySettings.Engine(64, 256, 512), p.djl().engine());
+    assertEquals(new DjlPolicySettings.Engine(64, 512, 4096, 16, true), p.djl().engine());
     assertEquals(new DjlPolicySettings.Sampling(1.0, 1.0, 0, 1024), p.djl().sampling());
     assertEquals("OPENAI_API_KEY", p.openai().apiKeyEnv());
     assertEquals("https://api.anthropic.com", p.anthropic().baseUrl());

@@ -36,7 +36,8 @@ public final class Synthesize {
     Dataset<Row> members = groups.select(col("group_id"), col("seed_paper_id"), posexplode(col("paper_ids")).as(new String[] {"pos", "paper_id"}))
         .withColumn("owner", row_number().over(Window.partitionBy("paper_id")
             .orderBy(col("paper_id").equalTo(col("seed_paper_id")).desc(), col("group_id"))).equalTo(1));
-    Dataset<Row> owned = members.join(papers.select("paper_id", "title", "abstract", "clean_paragraphs", "score"), "paper_id");
+    Dataset<Row> owned = members.join(papers.select(col("paper_id"), col("title"), col("abstract"), col("clean_paragraphs"),
+        sections(papers), col("noisy_text"), col("score")), "paper_id");
     if (questions != null) {
       Dataset<Row> open = questions.where(col("answerable"));
       if (usedSourceIds != null) open = open.join(usedSourceIds, open.col("question_id").equalTo(usedSourceIds.col("source_id")), "left_anti");
@@ -50,10 +51,17 @@ public final class Synthesize {
     }
     return owned.groupBy("group_id", "seed_paper_id")
         .agg(sort_array(collect_list(struct(col("pos"), col("paper_id"), col("title"), col("abstract"), col("clean_paragraphs"),
-            col("score"), col("questions")))).as("ranked"))
+            col("sections"), col("noisy_text"), col("score"), col("questions")))).as("ranked"))
         .select(col("group_id"), col("seed_paper_id"), expr("transform(ranked, m -> named_struct('paper_id', m.paper_id, "
-            + "'title', m.title, 'abstract', m.abstract, 'clean_paragraphs', m.clean_paragraphs, 'score', m.score, "
-            + "'questions', m.questions))").as("members"));
+            + "'title', m.title, 'abstract', m.abstract, 'clean_paragraphs', m.clean_paragraphs, 'sections', m.sections, "
+            + "'noisy_text', m.noisy_text, 'score', m.score, 'questions', m.questions))").as("members"));
+  }
+
+  /** Each paragraph's heading; papers ingested before headings were kept have none ("" for each paragraph). */
+  public static org.apache.spark.sql.Column sections(Dataset<Row> papers) {
+    boolean known = java.util.Arrays.asList(papers.columns()).contains("sections");
+    return (known ? coalesce(col("sections"), expr("transform(clean_paragraphs, p -> '')"))
+        : expr("transform(clean_paragraphs, p -> '')")).as("sections");
   }
 
   public Dataset<Row> transform(Dataset<Row> contexts) {

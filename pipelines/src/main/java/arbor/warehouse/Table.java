@@ -17,7 +17,8 @@ public enum Table {
   REWARDS("rewards", "run_id", "step", "node_id"),
   SAMPLES("samples", "run_id", "step", "node_id", "turn"),
   CHECKPOINTS("checkpoints", "run_id", "step", "tensor", "chunk"),
-  METRICS("metrics", "run_id", "step", "name");
+  METRICS("metrics", "run_id", "step", "name"),
+  EVAL("eval", "run_id", "step", "policy", "split", "query_id", "sample");
 
   public final String tableName;
   public final List<String> keys;

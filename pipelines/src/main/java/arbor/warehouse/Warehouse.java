@@ -15,10 +15,20 @@ import org.apache.spark.sql.SparkSession;
 public final class Warehouse {
   private final SparkSession spark;
   private final String root;
+  private final java.util.function.Consumer<Table> beforeWrite;
 
   public Warehouse(SparkSession spark, String root) {
+    this(spark, root, table -> {});
+  }
+
+  /**
+   * @param beforeWrite runs before every write with the table about to be written; tests throw
+   *     from it to crash a job between two writes
+   */
+  public Warehouse(SparkSession spark, String root, java.util.function.Consumer<Table> beforeWrite) {
     this.spark = spark;
     this.root = root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
+    this.beforeWrite = beforeWrite;
   }
 
   public String root() {
@@ -56,13 +66,16 @@ public final class Warehouse {
    */
   public MergeCounts upsert(Table table, Dataset<Row> rows, String changed) {
     long sourceRows = rows.count();
+    if (sourceRows > 0 || !exists(table)) beforeWrite.accept(table);
     if (!exists(table)) {
       rows.write().format("delta").mode("errorifexists").save(path(table));
       return new MergeCounts(sourceRows, sourceRows, 0, 0);
     }
     if (sourceRows == 0) return new MergeCounts(0, 0, 0, 0);
+    // Schema evolution: rows with a column the table lacks (one added in a later version) add it.
     Row m = DeltaTable.forPath(spark, path(table)).as("t")
         .merge(rows.as("s"), keyMatch(table))
+        .withSchemaEvolution()
         .whenMatched(changed).updateAll()
         .whenNotMatched().insertAll()
         .execute().first();
@@ -80,6 +93,7 @@ public final class Warehouse {
       throw new IllegalArgumentException("table '" + table.tableName + "' is not keyed by run and step");
     }
     String where = "run_id = '" + runId.replace("'", "''") + "' AND step = " + step;
+    beforeWrite.accept(table);
     if (!exists(table)) {
       rows.write().format("delta").mode("errorifexists").save(path(table));
       return;
@@ -90,6 +104,7 @@ public final class Warehouse {
   /** Deletes the table's rows whose key appears in {@code keys}. */
   public long deleteMatching(Table table, Dataset<Row> keys) {
     if (!exists(table)) return 0;
+    beforeWrite.accept(table);
     Row m = DeltaTable.forPath(spark, path(table)).as("t")
         .merge(keys.as("s"), keyMatch(table))
         .whenMatched().delete()

@@ -47,7 +47,8 @@ final class TestEnv {
     return fetcher.corpus();
   }
 
-  private static final Path QASPER = REPO.resolve("../shared/data/qasper-train").normalize();
+  /** The shared QASPER sample: {@code ../shared/data/qasper-train} beside the checkout, or where {@code -Darbor.qasper} says (a worktree elsewhere). */
+  private static final Path QASPER = Path.of(System.getProperty("arbor.qasper", REPO.resolve("../shared/data/qasper-train").toString())).normalize();
 
   /** The shared QASPER sample, or a skipped test that says where it looked. */
   static Path qasper() {

@@ -12,6 +12,7 @@ import java.io.Serializable;
  * @param policy the settings of the policies that need any (djl, openai, anthropic, replay)
  * @param rollouts the rollout stage of a training step
  * @param learner the driver-side learner (objective, AdamW, micro-batches)
+ * @param checkpoints the layout of the checkpoints table
  */
 public record ArborConfig(
     String warehouse,
@@ -25,22 +26,27 @@ public record ArborConfig(
     SandboxSettings sandbox,
     RlmSettings rlm,
     RolloutSettings rollouts,
-    LearnerSettings learner) implements Serializable {
+    LearnerSettings learner,
+    CheckpointSettings checkpoints) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
-    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner);
+    return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
+        checkpoints);
   }
 
   public ArborConfig withPolicy(PolicySettings p) {
-    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner);
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner,
+        checkpoints);
   }
 
   public ArborConfig withRlm(RlmSettings r) {
-    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner);
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner,
+        checkpoints);
   }
 
   public ArborConfig withRollouts(RolloutSettings r) {
-    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner);
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner,
+        checkpoints);
   }
 }

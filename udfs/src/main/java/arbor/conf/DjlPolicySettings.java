@@ -7,7 +7,8 @@ import java.io.Serializable;
  *
  * @param modelDir the HF folder (config.json, safetensors, tokenizer.json); empty means none
  *     configured (the {@code repl} job's {@code --model} gives one)
- * @param torchThreads libtorch intra-op threads for this JVM; 0 keeps libtorch's default
+ * @param torchThreads libtorch intra-op threads for this JVM; 0 chooses from the cores this
+ *     JVM may use and the machine's load ({@code TorchThreads.auto})
  * @param seed the base seed of trees run outside a training step (the {@code repl} job); the
  *     trees of a step take theirs from (run, step, query, sample), see {@code arbor.rlm.TreeSeed}
  * @param engine the generation engine's batching limits
@@ -17,12 +18,16 @@ public record DjlPolicySettings(String modelDir, int torchThreads, long seed,
     Engine engine, Sampling sampling) implements Serializable {
 
   /**
-   * @param maxBatch most sequences decoding together
-   * @param prefillChunk most prompt tokens prefilled per engine step
-   * @param initialCapacity KV-cache positions per sequence to start with (it grows)
+   * @param maxBatch most sequences admitted together (prefilling or decoding)
+   * @param prefillChunk most prompt tokens prefilled per engine step, over all sequences
+   * @param kvBudgetMb memory for the KV cache, taken once: sequences that do not fit wait or
+   *     are preempted
+   * @param blockSize token positions per KV block (allocation and prefix-reuse unit)
+   * @param prefixCache whether prefilled blocks are shared between sequences with the same
+   *     prefix
    */
-  public record Engine(int maxBatch, int prefillChunk, int initialCapacity)
-      implements Serializable {}
+  public record Engine(int maxBatch, int prefillChunk, int kvBudgetMb, int blockSize,
+      boolean prefixCache) implements Serializable {}
 
   /**
    * @param temperature 0 is greedy; the recorded log-probabilities are under

@@ -3,10 +3,10 @@ package arbor.conf;
 import java.io.Serializable;
 
 /**
- * The offline generator (no model): questions about terms that some papers of a group share.
+ * The offline generator (no model): questions about what sections of the papers are for.
  *
- * @param minTermCount a term must occur this often in a paper's clean paragraphs to count as
- *     one of its terms
- * @param evidencePerPaper at most this many paragraphs of one paper are evidence
+ * @param maxSectionParagraphs a paper's section of one role longer than this many paragraphs is
+ *     too much to be one question's evidence, and is not asked about
+ * @param maxEvidence at most this many paragraphs, over all papers, are one question's evidence
  */
-public record OfflineSettings(int minTermCount, int evidencePerPaper) implements Serializable {}
+public record OfflineSettings(int maxSectionParagraphs, int maxEvidence) implements Serializable {}

@@ -12,6 +12,7 @@ import java.time.Duration;
  *
  * @param prompts the strategy prompts: {@code full} (about 1,500 tokens) or {@code reduced}
  * @param promptDir the prompt files; when the folder does not exist, the copies inside the jar
+ * @param maxLlmCalls {@code llm_query} prompts one node may send in all
  */
 public record RlmSettings(
     int maxTurns,
@@ -22,11 +23,12 @@ public record RlmSettings(
     long maxTokensPerTree,
     Duration treeWallTime,
     Prompts.Strategy prompts,
-    String promptDir) implements Serializable {
+    String promptDir,
+    int maxLlmCalls) implements Serializable {
 
   public RlmLimits limits(ReplSettings repl) {
     return new RlmLimits(maxTurns, onMaxTurns, repl.maxOutputChars(), maxDepth, maxChildren, maxNodes,
-        maxTokensPerTree, treeWallTime);
+        maxTokensPerTree, treeWallTime, maxLlmCalls);
   }
 
   public Prompts loadPrompts() {

@@ -11,6 +11,7 @@ import java.util.List;
  *
  * @param cellsPerWorker cells one worker computes at once; 0 = this machine's cores / workers
  * @param logDir where worker logs go; "" discards them
+ * @param replHeapMb what one REPL may keep after a cell; 0 = a quarter of workerHeapMb
  */
 public record SandboxSettings(
     int workers,
@@ -19,12 +20,17 @@ public record SandboxSettings(
     int cellsPerWorker,
     List<String> jvmOptions,
     Duration startTimeout,
-    String logDir) implements Serializable {
+    String logDir,
+    Duration restoreMaxActive,
+    Duration heartbeatInterval,
+    Duration heartbeatTimeout,
+    int replHeapMb) implements Serializable {
 
   public WorkerPoolConfig pool() {
     String cache = System.getProperty("polyglot.engine.userResourceCache");
     int cells = cellsPerWorker > 0 ? cellsPerWorker : Math.max(1, Runtime.getRuntime().availableProcessors() / workers);
     return new WorkerPoolConfig(workers, sessionsPerWorker, workerHeapMb, jvmOptions, cache == null ? null : Path.of(cache),
-        startTimeout, logDir.isBlank() ? null : Path.of(logDir), cells);
+        startTimeout, logDir.isBlank() ? null : Path.of(logDir), cells, restoreMaxActive, heartbeatInterval,
+        heartbeatTimeout, replHeapMb > 0 ? replHeapMb : Math.max(1, workerHeapMb / 4));
   }
 }

@@ -36,6 +36,7 @@ public final class IngestRows {
       .add("source", DataTypes.StringType, false)
       .add("path", DataTypes.StringType, false)
       .add("clean_paragraphs", STRINGS, false)
+      .add("sections", STRINGS, false)
       .add("noisy_text", DataTypes.StringType, false)
       .add("noisy_source", DataTypes.StringType, false)
       .add("score", DataTypes.DoubleType, false)
@@ -70,7 +71,7 @@ public final class IngestRows {
 
   static Row paper(Paper p) {
     Row struct = RowFactory.create(p.paperId(), p.title(), p.abstractText(), p.source(), p.path(),
-        seq(p.cleanParagraphs()), p.noisyText(), p.noisySource(), p.score(), p.contentHash());
+        seq(p.cleanParagraphs()), seq(p.sections()), p.noisyText(), p.noisySource(), p.score(), p.contentHash());
     return RowFactory.create(PAPER, struct, null, null);
   }
 

@@ -64,6 +64,6 @@ public final class JsonLinesReader {
     String title = node.get("title").asText();
     String abs = node.path("abstract").asText("");
     Double score = node.path("score").isNumber() ? node.get("score").asDouble() : null;
-    out.paper(papers.paper(SOURCE, where, id, title, abs, paragraphs, score, Hashes.sha256(line)));
+    out.paper(papers.paper(SOURCE, where, id, title, abs, paragraphs, Paper.noSections(paragraphs), score, Hashes.sha256(line)));
   }
 }

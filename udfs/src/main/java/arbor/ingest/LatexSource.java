@@ -16,8 +16,11 @@ import java.util.regex.Pattern;
 public final class LatexSource {
   private LatexSource() {}
 
-  /** Title, abstract and the body's paragraphs. */
-  public record Text(String title, String abstractText, List<String> paragraphs) {}
+  /** Title, abstract and the body's paragraphs, each with the heading it sits under ({@code ""} before the first). */
+  public record Text(String title, String abstractText, List<String> paragraphs, List<String> sections) {}
+
+  /** Marks a heading's own block, so that paragraphs() knows which heading each paragraph follows. */
+  private static final char HEADING_MARK = '\u0001';
 
   private static final Set<String> DROPPED_ENVIRONMENTS = Set.of(
       "figure", "figure*", "table", "table*", "equation", "equation*", "align", "align*",
@@ -72,19 +75,29 @@ public final class LatexSource {
     if (end >= 0) body = body.substring(0, end);
     String abstractBlock = environmentBlock(body, "abstract");
     if (!abstractBlock.isEmpty()) body = body.replace(abstractBlock, "\n\n");
-    return new Text(title, inline(abstractText), paragraphs(body));
+    List<String> paragraphs = new ArrayList<>();
+    List<String> sections = new ArrayList<>();
+    paragraphs(body, paragraphs, sections);
+    return new Text(title, inline(abstractText), paragraphs, sections);
   }
 
-  private static List<String> paragraphs(String body) {
+  private static void paragraphs(String body, List<String> out, List<String> sections) {
     String s = dropEnvironments(body);
     s = DISPLAY_MATH.matcher(s).replaceAll(" ");
     s = breakAtHeadings(s);
-    List<String> out = new ArrayList<>();
+    String section = "";
     for (String block : BLANK_LINES.split(s)) {
+      String b = block.strip();
+      if (!b.isEmpty() && b.charAt(0) == HEADING_MARK) {
+        section = inline(b.substring(1)).strip();
+        continue;
+      }
       String text = inline(block);
-      if (text.length() >= 40 && CleanText.letterRatio(text) > 0.6) out.add(text);
+      if (text.length() >= 40 && CleanText.letterRatio(text) > 0.6) {
+        out.add(text);
+        sections.add(section);
+      }
     }
-    return out;
   }
 
   private static String dropEnvironments(String s) {
@@ -118,6 +131,7 @@ public final class LatexSource {
       out.append(s, at, m.start()).append("\n\n");
       int after = skipOptional(s, m.end());
       at = after < s.length() && s.charAt(after) == '{' ? matchingBrace(s, after) + 1 : after;
+      if (at > after) out.append(HEADING_MARK).append(s.substring(after + 1, at - 1).replace('\n', ' ')).append(' ');
       out.append("\n\n");
     }
     return out.append(s.substring(at)).toString();

@@ -29,6 +29,7 @@ public final class MarkdownPaperReader {
     String paperId = fallbackId;
     StringBuilder abstractText = new StringBuilder();
     List<String> paragraphs = new ArrayList<>();
+    List<String> sections = new ArrayList<>();
     String section = null;
     for (String block : text.replace("\r\n", "\n").split("\\n\\s*\\n")) {
       String b = block.strip();
@@ -39,10 +40,13 @@ public final class MarkdownPaperReader {
         paperId = b.substring("**Paper ID:**".length()).strip();
       } else if (b.startsWith("#")) {
         section = b.replaceFirst("^#+", "").strip();
+        // QASPER writes nested sections as "Parent ::: Child"; the innermost name is the heading.
+        if (section.contains(":::")) section = section.substring(section.lastIndexOf(":::") + 3).strip();
       } else if (section != null && section.equalsIgnoreCase("abstract")) {
         abstractText.append(abstractText.isEmpty() ? "" : " ").append(b);
       } else if (title != null) {
         paragraphs.add(b);
+        sections.add(section == null ? "" : section);
       }
     }
     if (title == null || title.isBlank()) {
@@ -52,6 +56,6 @@ public final class MarkdownPaperReader {
       return Parsed.error(SOURCE, path, "no body paragraphs after the title");
     }
     String abs = abstractText.toString();
-    return Parsed.of(papers.paper(SOURCE, path, paperId, title, abs, paragraphs, null, Hashes.sha256(bytes)));
+    return Parsed.of(papers.paper(SOURCE, path, paperId, title, abs, paragraphs, sections, null, Hashes.sha256(bytes)));
   }
 }

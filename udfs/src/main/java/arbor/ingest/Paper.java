@@ -7,6 +7,8 @@ import java.util.List;
  *
  * @param cleanParagraphs the body paragraphs as clean text: the ground truth evidence is cut
  *     from these, never from {@code noisyText}
+ * @param sections the heading each clean paragraph sits under, one per paragraph ({@code ""}
+ *     where the source has no headings); what structure-based questions are built from
  * @param noisyText what the policy sees: PDF-extracted text, or simulated PDF noise
  * @param noisySource {@code pdf} when {@code noisyText} came from a real PDF, else
  *     {@code simulated}
@@ -20,6 +22,7 @@ public record Paper(
     String source,
     String path,
     List<String> cleanParagraphs,
+    List<String> sections,
     String noisyText,
     String noisySource,
     double score,
@@ -27,4 +30,16 @@ public record Paper(
 
   public static final String NOISY_PDF = "pdf";
   public static final String NOISY_SIMULATED = "simulated";
+
+  public Paper {
+    if (sections.size() != cleanParagraphs.size()) {
+      throw new IllegalArgumentException("paper " + paperId + ": " + sections.size() + " section heading(s) for "
+          + cleanParagraphs.size() + " paragraph(s); give one heading (or \"\") per paragraph");
+    }
+  }
+
+  /** One empty heading per paragraph, for sources without headings. */
+  public static List<String> noSections(List<String> paragraphs) {
+    return java.util.Collections.nCopies(paragraphs.size(), "");
+  }
 }

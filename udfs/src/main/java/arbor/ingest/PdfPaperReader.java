@@ -41,12 +41,16 @@ public final class PdfPaperReader {
     }
     FrontMatter front = FrontMatter.fromPdf(text);
     List<String> paragraphs = PdfParagraphs.of(text, front);
+    List<String> sections = Paper.noSections(paragraphs);
     byte[] companionBytes = new byte[0];
     if (companion.isPresent()) {
       companionBytes = companion.get().bytes();
       LatexSource.Text latex = LatexSource.parse(decodeSource(companionBytes));
       if (!latex.title().isBlank()) front = new FrontMatter(latex.title(), orElse(latex.abstractText(), front.abstractText()));
-      if (latex.paragraphs().size() >= 3) paragraphs = latex.paragraphs();
+      if (latex.paragraphs().size() >= 3) {
+        paragraphs = latex.paragraphs();
+        sections = latex.sections();
+      }
     }
     if (front.abstractText().isBlank() && !paragraphs.isEmpty()) {
       // Some papers have no abstract; the opening paragraph stands in, as the policy's context
@@ -56,7 +60,7 @@ public final class PdfPaperReader {
     if (front.title().isBlank()) {
       return Parsed.error(SOURCE, path, "no title found on the first page and none in the document information");
     }
-    return Parsed.of(new Paper(paperId, front.title(), front.abstractText(), SOURCE, path, paragraphs,
+    return Parsed.of(new Paper(paperId, front.title(), front.abstractText(), SOURCE, path, paragraphs, sections,
         text.text(), Paper.NOISY_PDF, settings.defaultScore(), Hashes.sha256(pdf, companionBytes)));
   }
 

@@ -61,16 +61,23 @@ public final class QasperJsonReader {
     }
     String abs = paper.path("abstract").asText("");
     List<String> paragraphs = new ArrayList<>();
+    List<String> sections = new ArrayList<>();
     for (JsonNode section : paper.path("full_text")) {
+      // QASPER names nested sections "Parent ::: Child"; the innermost name is the heading.
+      String[] names = section.path("section_name").asText("").split(":::");
+      String heading = names[names.length - 1].strip();
       for (JsonNode p : section.path("paragraphs")) {
-        if (!p.asText("").isBlank()) paragraphs.add(p.asText().strip());
+        if (!p.asText("").isBlank()) {
+          paragraphs.add(p.asText().strip());
+          sections.add(heading);
+        }
       }
     }
     if (paragraphs.isEmpty()) {
       out.error(new IngestError(SOURCE, where, "paper has no paragraphs in 'full_text'"));
       return;
     }
-    out.paper(papers.paper(SOURCE, where, paperId, title, abs, paragraphs, null, Hashes.sha256(paper.toString())));
+    out.paper(papers.paper(SOURCE, where, paperId, title, abs, paragraphs, sections, null, Hashes.sha256(paper.toString())));
     for (JsonNode qa : paper.path("qas")) {
       List<JsonNode> answers = new ArrayList<>();
       qa.path("answers").forEach(a -> answers.add(a.path("answer")));

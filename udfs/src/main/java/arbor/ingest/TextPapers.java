@@ -9,8 +9,8 @@ import java.util.List;
 public record TextPapers(PdfNoise noise, double defaultScore) {
 
   Paper paper(String source, String path, String id, String title, String abstractText, List<String> paragraphs,
-      Double score, String contentHash) {
-    return new Paper(id, title, abstractText, source, path, paragraphs, noise.apply(id, title, abstractText, paragraphs),
+      List<String> sections, Double score, String contentHash) {
+    return new Paper(id, title, abstractText, source, path, paragraphs, sections, noise.apply(id, title, abstractText, paragraphs),
         Paper.NOISY_SIMULATED, score == null ? defaultScore : score, contentHash);
   }
 }

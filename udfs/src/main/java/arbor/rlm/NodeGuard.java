@@ -10,6 +10,11 @@ public interface NodeGuard {
 
   void chargeTokens(int tokens);
 
+  /** Tokens the next generation may produce at most: what is left of the tree's budget. */
+  default int tokensLeft() {
+    return Integer.MAX_VALUE;
+  }
+
   /** No caps beyond the node's own turn limit: a lone node, in tests and the REPL job. */
   NodeGuard NONE = new NodeGuard() {
     @Override

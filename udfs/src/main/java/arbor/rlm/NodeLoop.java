@@ -69,7 +69,7 @@ public final class NodeLoop {
       long g0 = System.nanoTime();
       Generation gen;
       try {
-        gen = generate(spec, t, messages);
+        gen = generate(spec, t, messages, guard);
       } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
         // A policy interrupted by a stop fails too; the stop, not the failure, is the status,
         // and the interrupted turn is recorded as cancelled.
@@ -96,9 +96,11 @@ public final class NodeLoop {
       if (step.finalJson() != null) {
         return new Outcome(NodeStatus.FINAL, step.finalJson(), turns, tokens);
       }
-      if (step.lost()) {
+      if (step.lost() != null) {
         NodeStatus after = guard.stopReason();
-        return new Outcome(after != null ? after : NodeStatus.SANDBOX_ERROR, null, turns, tokens);
+        // Its own runaway cell is the node's doing; a REPL lost to anything else is the infrastructure's.
+        NodeStatus lost = step.lost() == CellStatus.KILLED ? NodeStatus.SANDBOX_ERROR : NodeStatus.SANDBOX_LOST;
+        return new Outcome(after != null ? after : lost, null, turns, tokens);
       }
       history.add(ChatMessage.assistant(gen.text()));
       history.add(ChatMessage.user(step.observation()));
@@ -111,9 +113,10 @@ public final class NodeLoop {
     return new Outcome(NodeStatus.MAX_TURNS, null, turns, tokens);
   }
 
-  private Generation generate(NodeSpec spec, int turn, List<ChatMessage> messages) throws Policy.PolicyException {
+  private Generation generate(NodeSpec spec, int turn, List<ChatMessage> messages, NodeGuard guard)
+      throws Policy.PolicyException {
     return policy.generate(new PolicyCall(spec.path(), turn, messages, spec.prompt(),
-        spec.context() instanceof RlmContext.Papers, spec.seed(turn)));
+        spec.context() instanceof RlmContext.Papers, spec.seed(turn), Math.max(1, guard.tokensLeft())));
   }
 
   /** One extra plain turn: the response is read for a final answer only; its code is not run. */
@@ -124,7 +127,7 @@ public final class NodeLoop {
     long g0 = System.nanoTime();
     Generation gen;
     try {
-      gen = generate(spec, t, messages);
+      gen = generate(spec, t, messages, guard);
     } catch (Policy.PolicyException | RuntimeException | LinkageError e) {
       return new Outcome(NodeStatus.MAX_TURNS, null, turns, tokens);
     }
@@ -148,22 +151,23 @@ public final class NodeLoop {
     return new Outcome(finalJson != null ? NodeStatus.FINAL : NodeStatus.MAX_TURNS, finalJson, turns, tokens);
   }
 
-  private record Step(List<String> code, String observation, String finalJson, boolean lost, boolean replError) {}
+  /** @param lost how the REPL was lost ({@code KILLED} or {@code SANDBOX_LOST}), or null */
+  private record Step(List<String> code, String observation, String finalJson, CellStatus lost, boolean replError) {}
 
   /** Runs every code block in order, stopping at the first that submits; then a text FINAL. */
   private Step execute(String response, SandboxSession session, NodeGuard guard) {
     List<String> blocks = ResponseParser.codeBlocks(response);
     Optional<FinalText> finalText = ResponseParser.finalText(response);
     if (blocks.isEmpty() && finalText.isEmpty()) {
-      return new Step(List.of(), Observation.NO_CODE, null, false, false);
+      return new Step(List.of(), Observation.NO_CODE, null, null, false);
     }
     List<String> ran = new ArrayList<>();
     List<CellResult> cells = new ArrayList<>();
     String finalJson = null;
-    boolean lost = false;
+    CellStatus lost = null;
     for (String block : blocks) {
       if (guard.stopReason() != null) {
-        lost = true;
+        lost = CellStatus.SANDBOX_LOST;
         break;
       }
       ran.add(block);
@@ -173,18 +177,18 @@ public final class NodeLoop {
         finalJson = normalise(r.finalJson());
         break;
       }
-      if (r.status() == CellStatus.SANDBOX_LOST) {
-        lost = true;
+      if (r.status().replGone()) {
+        lost = r.status();
         break;
       }
     }
-    if (finalJson == null && !lost && finalText.isPresent()) {
+    if (finalJson == null && lost == null && finalText.isPresent()) {
       String code = finalText.get().asCode();
       ran.add(code);
       CellResult r = session.execute(code);
       cells.add(r);
       finalJson = r.hasFinal() ? normalise(r.finalJson()) : null;
-      lost = r.status() == CellStatus.SANDBOX_LOST;
+      lost = r.status().replGone() ? r.status() : null;
     }
     boolean replError = cells.stream().anyMatch(c -> c.status() != CellStatus.COMPLETED);
     return new Step(ran, Observation.format(cells, limits.maxOutputChars()), finalJson, lost, replError);

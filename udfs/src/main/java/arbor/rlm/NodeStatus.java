@@ -8,8 +8,14 @@ public enum NodeStatus {
   FINAL,
   /** Used its turns without a final answer (reward 0). */
   MAX_TURNS,
-  /** Its sandbox was lost (killed for a runaway cell, or died). */
+  /** Its own cell ran away (ignored its interrupt) and cost it its REPL. */
   SANDBOX_ERROR,
+  /**
+   * Its REPL was lost to something it did not do (another node's runaway cell killed the shared
+   * worker, a worker died or stopped answering) and could not be restored: an infrastructure
+   * failure, never the policy's fault, so never a reward of zero.
+   */
+  SANDBOX_LOST,
   /** The policy failed to answer. */
   POLICY_ERROR,
   /** Stopped from outside: an ancestor stopped, or the tree was cancelled. */

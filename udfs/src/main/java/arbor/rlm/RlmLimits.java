@@ -14,10 +14,12 @@ import java.time.Duration;
  * @param maxNodesPerTree nodes of one tree, the root included [64]
  * @param maxTokensPerTree generated tokens of one tree [200,000]
  * @param treeWallTime wall time of one tree [10 min]
+ * @param maxLlmCallsPerNode {@code llm_query} prompts one node may send in all, a batch counting
+ *     one per prompt [64]
  */
 public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars, int maxDepth,
-    int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime)
-    implements java.io.Serializable {
+    int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime,
+    int maxLlmCallsPerNode) implements java.io.Serializable {
 
   public enum OnMaxTurns { STOP, ASK }
 
@@ -29,7 +31,19 @@ public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars,
       throw new IllegalArgumentException("tree caps must be positive: depth " + maxDepth + ", children "
           + maxChildrenPerNode + ", nodes " + maxNodesPerTree + ", tokens " + maxTokensPerTree);
     }
+    if (maxLlmCallsPerNode < 0) {
+      throw new IllegalArgumentException("maxLlmCallsPerNode must not be negative, got " + maxLlmCallsPerNode);
+    }
   }
+
+  /** The caps with the default {@code llm_query} cap per node. */
+  public RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars, int maxDepth,
+      int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime) {
+    this(maxTurns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode, maxNodesPerTree,
+        maxTokensPerTree, treeWallTime, DEFAULT_LLM_CALLS);
+  }
+
+  public static final int DEFAULT_LLM_CALLS = 64;
 
   public static RlmLimits defaults() {
     return new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofMinutes(10));
@@ -37,11 +51,16 @@ public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars,
 
   public RlmLimits withMaxTurns(int turns) {
     return new RlmLimits(turns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode,
-        maxNodesPerTree, maxTokensPerTree, treeWallTime);
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode);
   }
 
   public RlmLimits withOnMaxTurns(OnMaxTurns on) {
     return new RlmLimits(maxTurns, on, maxOutputChars, maxDepth, maxChildrenPerNode,
-        maxNodesPerTree, maxTokensPerTree, treeWallTime);
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode);
+  }
+
+  public RlmLimits withMaxLlmCallsPerNode(int calls) {
+    return new RlmLimits(maxTurns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode,
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, calls);
   }
 }

@@ -10,9 +10,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import arbor.rlm.policy.Generation;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -91,6 +97,7 @@ public final class TreeRunner {
     Thread rootThread = Thread.ofVirtual().name("rlm-" + treeId + "-root").unstarted(
         () -> runNode(root, question, context, role, -1));
     root.thread = rootThread;
+    tree.live.enter();
     rootThread.start();
     // The tree's wall-time budget: when it runs out, the root and all its descendants stop.
     Thread budget = Thread.ofVirtual().name("rlm-" + treeId + "-budget").start(() -> {
@@ -107,34 +114,45 @@ public final class TreeRunner {
       rootThread.join();
     } catch (InterruptedException e) {
       root.stop(NodeStatus.CANCELLED);
-      joinQuietly(rootThread);
       Thread.currentThread().interrupt();
     }
+    // The root has ended and so stopped every descendant; the tree is returned only when each
+    // node it started has ended and recorded itself, and no host call of it is still running.
+    tree.live.awaitIdle();
     budget.interrupt();
     List<NodeRecord> nodes = new ArrayList<>(tree.records);
     nodes.sort(Comparator.comparing(r -> pathKey(r.nodeId())));
     return new TreeResult(nodes, (System.nanoTime() - t0) / 1_000_000);
   }
 
+  /** Runs one node on the calling thread, which {@code tree.live} already counts. */
   private NodeRecord runNode(Node node, String prompt, RlmContext context, Prompts.Role role, int childIndex) {
     long t0 = System.nanoTime();
-    listener.nodeStarted(node.id(), node.path.depth(), prompt);
     NodeLoop.Outcome outcome = null;
-    try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
-      outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role, node.tree.seed), session, node,
-          turn -> listener.turnEnded(node.id(), turn));
-    } catch (RuntimeException e) {
-      // No REPL could be opened (pool closed, worker would not start): the node cannot run.
-      NodeStatus stopped = node.stopReason();
-      outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
+    try {
+      listener.nodeStarted(node.id(), node.path.depth(), prompt);
+      try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
+        outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role, node.tree.seed), session, node,
+            turn -> listener.turnEnded(node.id(), turn));
+        // Ended for whatever reason: nothing it started may outlive it.
+        node.end();
+      } catch (RuntimeException e) {
+        // No REPL could be opened (pool closed, worker would not start): the node cannot run.
+        NodeStatus stopped = node.stopReason();
+        outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
+      }
     } finally {
+      node.end();
       if (outcome == null) {
         // An Error is on its way up; the tree still gets this node's record.
         outcome = new NodeLoop.Outcome(NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
-        record(node, prompt, childIndex, outcome, t0);
       }
     }
-    return record(node, prompt, childIndex, outcome, t0);
+    try {
+      return record(node, prompt, childIndex, outcome, t0);
+    } finally {
+      node.tree.live.exit();
+    }
   }
 
   private NodeRecord record(Node node, String prompt, int childIndex, NodeLoop.Outcome outcome, long t0) {
@@ -160,6 +178,19 @@ public final class TreeRunner {
 
     @Override
     public String call(String name, String argsJson) throws HostCallException {
+      // Counted, so that the tree is not returned while a call of one of its nodes still runs.
+      node.tree.live.enter();
+      try {
+        if (node.ended) {
+          throw new HostCallException(name + ": the node has ended");
+        }
+        return dispatch(name, argsJson);
+      } finally {
+        node.tree.live.exit();
+      }
+    }
+
+    private String dispatch(String name, String argsJson) throws HostCallException {
       JsonNode args = parse(argsJson);
       boolean atDepthLimit = node.path.depth() >= limits.maxDepth();
       return switch (name) {
@@ -192,11 +223,8 @@ public final class TreeRunner {
     }
 
     private String complete(String prompt) throws HostCallException {
-      try {
-        return policy.complete(node.path, prompt, node.llmSeed(node.llmCalls.getAndIncrement()));
-      } catch (Policy.PolicyException e) {
-        throw new HostCallException("llm_query failed: " + e.getMessage());
-      }
+      node.admitLlmCalls(1);
+      return completeOne(prompt, node.tokensLeft(), node.llmSeed(node.llmCalls.getAndIncrement()));
     }
 
     private List<String> completeAll(List<JsonNode> prompts) throws HostCallException {
@@ -204,6 +232,9 @@ public final class TreeRunner {
       for (JsonNode p : prompts) {
         texts.add(text(p, "prompt"));
       }
+      node.admitLlmCalls(texts.size());
+      // The prompts of one batch share what is left of the budget, so the batch cannot pass it.
+      int bound = Math.max(1, node.tokensLeft() / Math.max(1, texts.size()));
       String[] answers = new String[texts.size()];
       List<Thread> threads = new ArrayList<>();
       // Seeds follow the prompts' order in the calls, not the order the completions start in.
@@ -212,14 +243,55 @@ public final class TreeRunner {
         int slot = i;
         threads.add(Thread.ofVirtual().start(() -> {
           try {
-            answers[slot] = policy.complete(node.path, texts.get(slot), node.llmSeed(first + slot));
-          } catch (Policy.PolicyException | RuntimeException e) {
+            answers[slot] = completeOne(texts.get(slot), bound, node.llmSeed(first + slot));
+          } catch (HostCallException | RuntimeException e) {
             answers[slot] = "Error: " + e.getMessage();
           }
         }));
       }
       threads.forEach(TreeRunner::joinQuietly);
       return List.of(answers);
+    }
+
+    /**
+     * One plain completion on its own thread, which the node's end interrupts: a stopped node
+     * leaves no generation running. Its tokens count against the tree's budget.
+     */
+    private String completeOne(String prompt, int maxNewTokens, long seed) throws HostCallException {
+      if (maxNewTokens < 1) {
+        throw new HostCallException("llm_query refused: the tree's budget of "
+            + limits.maxTokensPerTree() + " generated tokens is spent");
+      }
+      CompletableFuture<Generation> result = new CompletableFuture<>();
+      Thread worker = Thread.ofVirtual().name("rlm-" + node.id() + "-llm").unstarted(() -> {
+        try {
+          result.complete(policy.complete(node.path, prompt, seed, maxNewTokens));
+        } catch (Throwable e) {
+          result.completeExceptionally(e);
+        }
+      });
+      HostCall call = new HostCall(worker, result);
+      if (!node.track(call)) {
+        throw new HostCallException("llm_query refused: the node was stopped");
+      }
+      try {
+        worker.start();
+        Generation gen = result.get();
+        node.chargeTokens(gen.tokenCount());
+        return gen.text();
+      } catch (CancellationException e) {
+        throw new HostCallException("llm_query was cancelled: the node was stopped");
+      } catch (InterruptedException e) {
+        call.cancel();
+        Thread.currentThread().interrupt();
+        throw new HostCallException("llm_query was interrupted");
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        throw new HostCallException("llm_query failed: "
+            + (cause instanceof Policy.PolicyException ? cause.getMessage() : cause.toString()));
+      } finally {
+        node.untrack(call);
+      }
     }
 
     /**
@@ -262,6 +334,7 @@ public final class TreeRunner {
             runNode(child, prompt.asText(), finalContext, Prompts.Role.CHILD, childIndex));
         child.thread = t;
         threads.add(t);
+        node.tree.live.enter();
         t.start();
       }
       threads.forEach(TreeRunner::joinQuietly);
@@ -286,6 +359,7 @@ public final class TreeRunner {
     final AtomicInteger nodes = new AtomicInteger();
     final AtomicLong tokens = new AtomicLong();
     final ConcurrentLinkedQueue<NodeRecord> records = new ConcurrentLinkedQueue<>();
+    final Liveness live = new Liveness();
 
     Tree(String id, long deadlineNanos, long seed) {
       this.id = id;
@@ -309,8 +383,13 @@ public final class TreeRunner {
     /** llm_query prompts sent so far: the index of the next one's seed. */
     final AtomicInteger llmCalls = new AtomicInteger();
     final List<Node> children = new ArrayList<>();
+    /** llm_query prompts admitted against the node's cap. */
+    final AtomicInteger llmAdmitted = new AtomicInteger();
+    private final Set<HostCall> calls = new HashSet<>();
     volatile Thread thread;
     volatile NodeStatus stop;
+    /** Set once the node's loop is over: it may start nothing more. */
+    volatile boolean ended;
 
     Node(Tree tree, NodePath path, Node parent) {
       this.tree = tree;
@@ -324,7 +403,7 @@ public final class TreeRunner {
 
     /** Null when a child may be created now, else why not. Reserves the tree's node slot. */
     String refuseChild() {
-      if (stop != null) {
+      if (stop != null || ended) {
         return "the parent was stopped";
       }
       if (spawned.get() >= limits.maxChildrenPerNode()) {
@@ -345,7 +424,7 @@ public final class TreeRunner {
       spawned.getAndIncrement();
       Node child = new Node(tree, path.child(childIndex), this);
       children.add(child);
-      if (stop != null) {
+      if (stop != null || ended) {
         child.stop = NodeStatus.CANCELLED;
       }
       return child;
@@ -353,18 +432,71 @@ public final class TreeRunner {
 
     /** Stops this node and, as cancelled, every descendant still running. */
     void stop(NodeStatus status) {
-      List<Node> kids;
       synchronized (this) {
         if (stop == null) {
           stop = status;
         }
-        kids = List.copyOf(children);
       }
-      kids.forEach(k -> k.stop(NodeStatus.CANCELLED));
+      stopDescendants();
       Thread t = thread;
-      if (t != null) {
+      if (t != null && !ended) {
         t.interrupt();
       }
+    }
+
+    /** The node's loop is over: its children and its plain completions stop with it. */
+    void end() {
+      synchronized (this) {
+        ended = true;
+      }
+      stopDescendants();
+    }
+
+    private void stopDescendants() {
+      List<Node> kids;
+      List<HostCall> running;
+      synchronized (this) {
+        kids = List.copyOf(children);
+        running = List.copyOf(calls);
+      }
+      kids.forEach(k -> k.stop(NodeStatus.CANCELLED));
+      running.forEach(HostCall::cancel);
+    }
+
+    /** False when the node is stopping, so that the call must not start. */
+    synchronized boolean track(HostCall call) {
+      if (stop != null || ended) {
+        return false;
+      }
+      calls.add(call);
+      return true;
+    }
+
+    synchronized void untrack(HostCall call) {
+      calls.remove(call);
+    }
+
+    /** Counts {@code n} more llm_query prompts against this node's cap, or refuses them all. */
+    void admitLlmCalls(int n) throws HostCallException {
+      if (tokensLeft() < 1) {
+        throw new HostCallException("llm_query refused: the tree's budget of "
+            + limits.maxTokensPerTree() + " generated tokens is spent");
+      }
+      NodeStatus stopped = stopReason();
+      if (stopped != null) {
+        throw new HostCallException("llm_query refused: the node is stopping (" + stopped.key() + ")");
+      }
+      int after = llmAdmitted.addAndGet(n);
+      if (after > limits.maxLlmCallsPerNode()) {
+        llmAdmitted.addAndGet(-n);
+        throw new HostCallException("llm_query refused: " + n + " more prompt(s) would pass this node's cap of "
+            + limits.maxLlmCallsPerNode() + " llm_query prompts (" + (after - n) + " sent so far)");
+      }
+    }
+
+    @Override
+    public int tokensLeft() {
+      return (int) Math.max(0, Math.min(Integer.MAX_VALUE, limits.maxTokensPerTree() - tree.tokens.get()));
     }
 
     @Override
@@ -381,6 +513,43 @@ public final class TreeRunner {
     @Override
     public void chargeTokens(int tokens) {
       tree.tokens.addAndGet(tokens);
+    }
+  }
+
+  /** A plain completion in flight: cancelling it interrupts its generation. */
+  private record HostCall(Thread thread, CompletableFuture<Generation> result) {
+    void cancel() {
+      result.cancel(false);
+      thread.interrupt();
+    }
+  }
+
+  /** Counts a tree's running node threads and host calls; the tree ends when none is left. */
+  private static final class Liveness {
+    private int live;
+
+    synchronized void enter() {
+      live++;
+    }
+
+    synchronized void exit() {
+      if (--live == 0) {
+        notifyAll();
+      }
+    }
+
+    synchronized void awaitIdle() {
+      boolean interrupted = false;
+      while (live > 0) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

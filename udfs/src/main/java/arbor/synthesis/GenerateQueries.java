@@ -3,7 +3,9 @@ package arbor.synthesis;
 import arbor.conf.SynthesisSettings;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
@@ -52,6 +54,10 @@ public final class GenerateQueries implements MapPartitionsFunction<Row, Row> {
       java.util.Deque<Query> passed = new java.util.ArrayDeque<>();
       for (Query q : outcome.queries()) {
         Optional<String> problem = EvidenceCheck.problem(q, group);
+        if (problem.isEmpty()) {
+          problem = unlocated(q, group);
+          out.add(SynthesisRows.located(group.groupId(), generator.name(), problem.isEmpty()));
+        }
         if (problem.isPresent()) out.add(SynthesisRows.dropped(group.groupId(), generator.name(), problem.get()));
         else passed.add(q);
       }
@@ -75,5 +81,15 @@ public final class GenerateQueries implements MapPartitionsFunction<Row, Row> {
       }
     }
     return out;
+  }
+
+  /** Why the query's ground truth cannot be found in the noisy text the policy reads, or empty. */
+  public static Optional<String> unlocated(Query q, GroupContext group) {
+    Map<String, NoisyLocator> locators = new HashMap<>();
+    for (Evidence e : q.evidence()) {
+      NoisyLocator locator = locators.computeIfAbsent(e.paperId(), id -> new NoisyLocator(group.member(id).orElseThrow().noisyText()));
+      if (locator.locate(e.text()).isEmpty()) return Optional.of("evidence is not found in the noisy text of " + e.paperId());
+    }
+    return Optional.empty();
   }
 }

@@ -9,8 +9,25 @@ import java.util.Optional;
  */
 public record GroupContext(String groupId, String seedPaperId, List<Member> members) {
 
-  public record Member(String paperId, String title, String abstractText, List<String> cleanParagraphs, double score,
-      List<SourceQuestion> questions) {}
+  /**
+   * @param sections the heading each clean paragraph sits under, one per paragraph ({@code ""}
+   *     where the source had none)
+   * @param noisyText the text the policy reads; ground truth must be locatable in it
+   */
+  public record Member(String paperId, String title, String abstractText, List<String> cleanParagraphs,
+      List<String> sections, String noisyText, double score, List<SourceQuestion> questions) {
+
+    public Member {
+      if (sections.size() != cleanParagraphs.size()) {
+        throw new IllegalArgumentException("paper " + paperId + ": " + sections.size() + " heading(s) for "
+            + cleanParagraphs.size() + " paragraph(s)");
+      }
+    }
+
+    public String section(int paragraph) {
+      return sections.get(paragraph);
+    }
+  }
 
   /** A question that came with a paper, with one list of evidence paragraphs per annotator. */
   public record SourceQuestion(String questionId, String question, List<List<String>> evidence) {}

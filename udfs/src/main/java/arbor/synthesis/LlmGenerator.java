@@ -104,7 +104,12 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
     return client;
   }
 
-  /** The group as the model reads it; fills {@code ids} with every paragraph id it shows. */
+  /**
+   * The group as the model reads it; fills {@code ids} with every paragraph id it shows. Each
+   * paper shows its title, abstract and outline (every heading, in order), then as many
+   * paragraphs as fit its share of the budget, chosen across the whole paper (the middle, then
+   * the quarters, then the eighths, ...) rather than from its start, each under its heading.
+   */
   String render(GroupContext group, Map<String, Evidence> ids) {
     int budget = settings.contextTokens() * 4 / Math.max(1, group.members().size());
     StringBuilder out = new StringBuilder();
@@ -113,16 +118,43 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
       p++;
       StringBuilder paper = new StringBuilder("## Paper P" + p + "\nTitle: " + m.title().strip() + "\nAbstract: "
           + m.abstractText().strip() + "\n");
-      for (int j = 0; j < m.cleanParagraphs().size(); j++) {
+      List<String> outline = new ArrayList<>();
+      for (String h : m.sections()) if (!h.isBlank() && (outline.isEmpty() || !outline.get(outline.size() - 1).equals(h))) outline.add(h);
+      if (!outline.isEmpty()) paper.append("Sections: ").append(String.join(" | ", outline)).append('\n');
+      int room = budget - paper.length();
+      java.util.TreeSet<Integer> shown = new java.util.TreeSet<>();
+      for (int j : spread(m.cleanParagraphs().size())) {
+        int cost = m.cleanParagraphs().get(j).length() + m.section(j).length() + 16;
+        if (cost > room) continue;
+        room -= cost;
+        shown.add(j);
+      }
+      String heading = null;
+      for (int j : shown) {
+        if (!m.section(j).isBlank() && !m.section(j).equals(heading)) paper.append("### ").append(m.section(j)).append('\n');
+        heading = m.section(j);
         String id = "P" + p + "." + (j + 1);
-        String line = "[" + id + "] " + m.cleanParagraphs().get(j) + "\n";
-        if (paper.length() + line.length() > budget) break;
-        paper.append(line);
+        paper.append('[').append(id).append("] ").append(m.cleanParagraphs().get(j)).append('\n');
         ids.put(id, new Evidence(m.paperId(), m.cleanParagraphs().get(j)));
       }
       out.append(paper).append('\n');
     }
     return out.toString();
+  }
+
+  /** 0..n-1 in an order that covers the whole range early: the first, the middle, the quarters, the eighths, ... */
+  static List<Integer> spread(int n) {
+    List<Integer> order = new ArrayList<>();
+    boolean[] taken = new boolean[n];
+    for (int step = Integer.highestOneBit(Math.max(1, n)); step >= 1; step /= 2) {
+      for (int j = 0; j < n; j += step) {
+        if (!taken[j]) {
+          taken[j] = true;
+          order.add(j);
+        }
+      }
+    }
+    return order;
   }
 
   static List<Query> parse(String groupId, String reply, Map<String, Evidence> ids, int max) throws InvalidReply {

@@ -4,6 +4,7 @@ import arbor.conf.OfflineSettings;
 import arbor.ingest.Hashes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,26 +12,17 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Questions without a model, built from the group's own text so that their evidence is known by
- * construction (method in {@code docs/dataset.md}). A question is about one term (an acronym or
- * a two-word phrase) that some, not all, papers of the group use: its evidence is every clean
- * paragraph of the group that mentions the term, so it is complete; a term mentioned in more
- * paragraphs of a paper than {@code evidencePerPaper} is too common to be a question. One paper
- * gives a question that names the paper; several give a question across the group.
+ * Questions without a model, built from the papers' structure (method in {@code docs/dataset.md}).
+ * A section's heading says what it is for ({@link SectionRole}: the data, the baselines, the
+ * metrics, the limitations, ...); the question asks for that content in other words, and its
+ * evidence is every paragraph under every heading of that role: complete by construction for the
+ * question as worded. About one paper, the question names the paper; across papers, it asks each
+ * paper that has such a section. A candidate that one literal search of a question word solves
+ * ({@link LiteralShortcut}) is not used: the policy should learn to select evidence, not to
+ * look a word up.
  */
 public final class OfflineGenerator implements QueryGenerator {
   public static final String NAME = "offline";
-
-  private static final List<String> ABOUT_ONE = List.of(
-      "How does the paper \"%2$s\" use %1$s?",
-      "What does \"%2$s\" say about %1$s?",
-      "In \"%2$s\", what role does %1$s play?",
-      "How is %1$s defined or applied in \"%2$s\"?");
-  private static final List<String> ACROSS = List.of(
-      "Which of these papers discuss %1$s, and what does each of them say about it?",
-      "How do these papers use %1$s, and where do their uses differ?",
-      "What do the papers in this group report about %1$s?",
-      "Which papers rely on %1$s, and for what purpose?");
 
   private final OfflineSettings settings;
   private final long seed;
@@ -45,31 +37,45 @@ public final class OfflineGenerator implements QueryGenerator {
     return NAME;
   }
 
+  private record Candidate(String question, List<Evidence> evidence, String order) {}
+
   @Override
   public Outcome generate(GroupContext group, int max) {
-    int n = group.members().size();
-    Map<Tier, List<Terms.Term>> byTier = new LinkedHashMap<>();
+    Map<Tier, List<Candidate>> byTier = new LinkedHashMap<>();
     for (Tier t : List.of(Tier.WIDE_NET, Tier.MID_RANGE, Tier.FOCUSED, Tier.SINGLETON)) byTier.put(t, new ArrayList<>());
-    for (Terms.Term term : Terms.of(group, settings.minTermCount())) {
-      boolean someNotAll = n == 1 || term.papers() < n;
-      boolean fewParagraphs = term.paragraphs().values().stream().allMatch(p -> p.size() <= settings.evidencePerPaper());
-      if (someNotAll && fewParagraphs) byTier.get(Tier.of(term.papers())).add(term);
-    }
-    Comparator<Terms.Term> best = Comparator.comparingDouble((Terms.Term t) -> -score(t)).thenComparing(Terms.Term::text);
-    byTier.values().forEach(list -> list.sort(best));
+    sections(group).forEach((role, papers) -> {
+      Map<String, List<Integer>> fitting = new LinkedHashMap<>();
+      papers.forEach((paper, paragraphs) -> {
+        if (paragraphs.size() <= settings.maxSectionParagraphs()) fitting.put(paper, paragraphs);
+      });
+      int total = papers.values().stream().mapToInt(List::size).sum();
+      // Across papers only when every such section fits: leaving one out would make the evidence incomplete.
+      if (papers.size() >= 2 && fitting.size() == papers.size() && total <= settings.maxEvidence()) {
+        String seed = group.member(group.seedPaperId()).map(GroupContext.Member::title).orElse(group.members().get(0).title());
+        byTier.get(Tier.of(papers.size())).add(candidate(group, role.across(seed), papers, role.name()));
+      }
+      fitting.forEach((paper, paragraphs) -> {
+        String title = group.member(paper).orElseThrow().title();
+        byTier.get(Tier.SINGLETON).add(candidate(group, role.aboutOne(title), Map.of(paper, paragraphs), role.name() + paper));
+      });
+    });
+    byTier.values().forEach(list -> list.sort(Comparator.comparing(Candidate::order)));
 
     // Round-robin over tiers, widest first, so a group's questions span different numbers of papers.
     List<Query> queries = new ArrayList<>();
-    Set<Set<String>> usedEvidence = new HashSet<>();
+    List<String> skipped = new ArrayList<>();
+    Set<Set<Evidence>> usedEvidence = new HashSet<>();
     boolean progress = true;
     while (queries.size() < max && progress) {
       progress = false;
-      for (List<Terms.Term> candidates : byTier.values()) {
+      for (List<Candidate> candidates : byTier.values()) {
         while (!candidates.isEmpty() && queries.size() < max) {
-          Query q = query(group, candidates.remove(0));
-          Set<String> texts = new HashSet<>();
-          q.evidence().forEach(e -> texts.add(e.paperId() + "\u0000" + e.text()));
-          if (usedEvidence.add(texts)) {
+          Candidate c = candidates.remove(0);
+          Query q = new Query(group.groupId(), c.question(), c.evidence(), NAME, null);
+          String word = LiteralShortcut.solvingWord(q, group);
+          if (word != null) {
+            skipped.add("offline: one search of a question word ('" + word + "') finds the evidence");
+          } else if (usedEvidence.add(Set.copyOf(c.evidence()))) {
             queries.add(q);
             progress = true;
             break;
@@ -77,30 +83,29 @@ public final class OfflineGenerator implements QueryGenerator {
         }
       }
     }
-    return Outcome.of(queries, List.of());
+    return Outcome.of(queries, skipped);
   }
 
-  /** Mentions count, capped per paper so one long paper does not decide; names rank above phrases. */
-  private static double score(Terms.Term t) {
-    double s = t.counts().values().stream().mapToDouble(c -> Math.min(c, 6)).sum();
-    return t.acronym() ? s + 2 : s;
+  /** role -> paper -> indexes of the paragraphs under headings of that role, in group and paper order. */
+  static Map<SectionRole, Map<String, List<Integer>>> sections(GroupContext group) {
+    Map<SectionRole, Map<String, List<Integer>>> out = new EnumMap<>(SectionRole.class);
+    for (GroupContext.Member m : group.members()) {
+      for (int j = 0; j < m.cleanParagraphs().size(); j++) {
+        int paragraph = j;
+        SectionRole.of(m.section(j)).ifPresent(role ->
+            out.computeIfAbsent(role, r -> new LinkedHashMap<>()).computeIfAbsent(m.paperId(), p -> new ArrayList<>()).add(paragraph));
+      }
+    }
+    return out;
   }
 
-  private Query query(GroupContext group, Terms.Term term) {
+  private Candidate candidate(GroupContext group, String question, Map<String, List<Integer>> papers, String key) {
     List<Evidence> evidence = new ArrayList<>();
-    for (var paper : term.paragraphs().entrySet()) {
-      List<String> paragraphs = group.member(paper.getKey()).orElseThrow().cleanParagraphs();
-      for (int j : paper.getValue()) evidence.add(new Evidence(paper.getKey(), paragraphs.get(j)));
-    }
-    int pick = (int) Long.remainderUnsigned(Long.parseUnsignedLong(
-        Hashes.sha256(seed + "\u0000" + group.groupId() + "\u0000" + term.text()).substring(0, 15), 16), 4);
-    String question;
-    if (term.papers() == 1) {
-      String title = group.member(term.paragraphs().keySet().iterator().next()).orElseThrow().title().strip();
-      question = String.format(ABOUT_ONE.get(pick), term.text(), title);
-    } else {
-      question = String.format(ACROSS.get(pick), term.text());
-    }
-    return new Query(group.groupId(), question, evidence, NAME, null);
+    papers.forEach((paper, paragraphs) -> {
+      List<String> texts = group.member(paper).orElseThrow().cleanParagraphs();
+      for (int j : paragraphs) evidence.add(new Evidence(paper, texts.get(j)));
+    });
+    // A seeded order, so that groups do not all ask about the same roles first.
+    return new Candidate(question, evidence, Hashes.sha256(seed + "\u0000" + group.groupId() + "\u0000" + key));
   }
 }

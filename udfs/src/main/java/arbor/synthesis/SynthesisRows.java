@@ -16,6 +16,10 @@ public final class SynthesisRows {
   public static final String QUERY = "query";
   public static final String DROPPED = "dropped";
   public static final String ERROR = "error";
+  /** A candidate that passed the checks, and whether its evidence was found in the noisy text ({@code reason}: located, not located). */
+  public static final String LOCATED = "located";
+  public static final String YES = "located";
+  public static final String NO = "not located";
 
   private static final ArrayType STRINGS = DataTypes.createArrayType(DataTypes.StringType, false);
 
@@ -48,6 +52,8 @@ public final class SynthesisRows {
       .add("title", DataTypes.StringType, false)
       .add("abstract", DataTypes.StringType, true)
       .add("clean_paragraphs", STRINGS, false)
+      .add("sections", STRINGS, false)
+      .add("noisy_text", DataTypes.StringType, false)
       .add("score", DataTypes.DoubleType, false)
       .add("questions", DataTypes.createArrayType(SOURCE_QUESTION, false), false);
 
@@ -82,7 +88,8 @@ public final class SynthesisRows {
       }
       String abs = m.getAs("abstract");
       members.add(new GroupContext.Member(m.getAs("paper_id"), m.getAs("title"), abs == null ? "" : abs,
-          m.getList(m.fieldIndex("clean_paragraphs")), m.getAs("score"), questions));
+          m.getList(m.fieldIndex("clean_paragraphs")), m.getList(m.fieldIndex("sections")), m.getAs("noisy_text"),
+          m.getAs("score"), questions));
     }
     return new GroupContext(r.getAs("group_id"), r.getAs("seed_paper_id"), members);
   }
@@ -99,6 +106,10 @@ public final class SynthesisRows {
 
   public static Row error(String groupId, String generator, String reason) {
     return RowFactory.create(ERROR, groupId, generator, null, null, null, null, null, reason);
+  }
+
+  public static Row located(String groupId, String generator, boolean located) {
+    return RowFactory.create(LOCATED, groupId, generator, null, null, null, null, null, located ? YES : NO);
   }
 
   static scala.collection.immutable.Seq<Float> floats(float[] v) {

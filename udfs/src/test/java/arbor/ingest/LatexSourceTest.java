@@ -52,6 +52,7 @@ class LatexSourceTest {
     assertEquals(List.of(
         "A body paragraph that is long enough to be kept as a paragraph.",
         "Another body paragraph, after the figure, also long enough to be kept here."), text.paragraphs());
+    assertEquals(List.of("Intro", "Intro"), text.sections());
   }
 
   @Test

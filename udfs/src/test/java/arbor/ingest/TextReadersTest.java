@@ -31,6 +31,8 @@ class TextReadersTest {
 
         First paragraph.
 
+        ## Experiments ::: Datasets
+
         Second paragraph.
         """));
     Paper p = parsed.papers().get(0);
@@ -38,6 +40,7 @@ class TextReadersTest {
     assertEquals("A Markdown Paper", p.title());
     assertEquals("The abstract.", p.abstractText());
     assertEquals(List.of("First paragraph.", "Second paragraph."), p.cleanParagraphs());
+    assertEquals(List.of("Introduction", "Datasets"), p.sections(), "headings are kept beside the paragraphs, innermost name");
     assertEquals(Paper.NOISY_SIMULATED, p.noisySource());
   }
 
@@ -81,13 +84,15 @@ class TextReadersTest {
   void officialQasperJsonGivesPapersAndQuestionsWithPerAnnotatorEvidence() {
     Parsed parsed = new QasperJsonReader(noise).read("mem:qasper.json", utf8("""
         {"1909.00001": {"title": "T", "abstract": "A.",
-          "full_text": [{"section_name": "Intro", "paragraphs": ["P one.", "P two."]}],
+          "full_text": [{"section_name": "Intro", "paragraphs": ["P one."]},
+                        {"section_name": "Experiments ::: Datasets", "paragraphs": ["P two."]}],
           "qas": [{"question": "Q?", "question_id": "q1", "answers": [
               {"answer": {"unanswerable": false, "evidence": ["P one."]}},
               {"answer": {"unanswerable": false, "evidence": ["P one.", "P two."]}}]},
             {"question": "Unanswerable?", "question_id": "q2", "answers": [{"answer": {"unanswerable": true, "evidence": []}}]}]}}
         """));
     assertEquals(List.of("P one.", "P two."), parsed.papers().get(0).cleanParagraphs());
+    assertEquals(List.of("Intro", "Datasets"), parsed.papers().get(0).sections(), "the innermost section name");
     SourceQuestion q1 = parsed.questions().get(0);
     assertEquals(List.of(List.of("P one."), List.of("P one.", "P two.")), q1.evidence());
     assertTrue(q1.answerable());

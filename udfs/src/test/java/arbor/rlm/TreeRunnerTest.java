@@ -174,8 +174,10 @@ class TreeRunnerTest {
     assertTrue(seconds < 15, "took " + seconds + " s");
     assertEquals(NodeStatus.BUDGET, tree.root().status());
     assertNull(tree.root().finalAnswerJson());
-    assertEquals(NodeStatus.CANCELLED, node(tree, "root.0").status());
-    assertEquals(NodeStatus.CANCELLED, node(tree, "root.1").status());
+    // Stopped by the root's stop (cancelled) or, on a loaded machine, by noticing the tree's
+    // deadline first (budget): either way stopped by the tree's wall time, and recorded.
+    assertTrue(java.util.Set.of(NodeStatus.CANCELLED, NodeStatus.BUDGET).contains(node(tree, "root.0").status()));
+    assertTrue(java.util.Set.of(NodeStatus.CANCELLED, NodeStatus.BUDGET).contains(node(tree, "root.1").status()));
   }
 
   @Test

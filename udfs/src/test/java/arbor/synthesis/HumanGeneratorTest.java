@@ -17,9 +17,14 @@ class HumanGeneratorTest {
     var outcome = new HumanGenerator().generate(Groups.group(Groups.withQuestions(PAPER, q)), 3);
     assertEquals(1, outcome.queries().size());
     Query query = outcome.queries().get(0);
-    assertEquals("What is beta?", query.question());
+    assertEquals("In the paper \"P\", what is beta?", query.question(), "scoped to its paper by title");
     assertEquals("q1", query.sourceId());
     assertEquals(List.of(new Evidence("p", "Beta paragraph."), new Evidence("p", "Gamma paragraph.")), query.evidence());
+  }
+
+  @Test
+  void aQuestionThatStartsWithAnAcronymKeepsItsCapitals() {
+    assertEquals("In the paper \"T\", BERT is fine-tuned how?", HumanGenerator.scoped(" BERT is fine-tuned how?", " T "));
   }
 
   @Test

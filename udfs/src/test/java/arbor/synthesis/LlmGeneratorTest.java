@@ -98,6 +98,36 @@ class LlmGeneratorTest {
   }
 
   @Test
+  void theModelSeesEveryHeadingAndParagraphsFromAcrossALongPaperNotOnlyItsStart() throws Exception {
+    // 40 paragraphs of about 400 characters under 4 headings: twice the paper's share of the budget.
+    List<String> parts = new java.util.ArrayList<>();
+    for (int s = 0; s < 4; s++) {
+      parts.add("# Part " + (char) ('A' + s) + " heading");
+      for (int j = 0; j < 10; j++) parts.add("Paragraph " + (s * 10 + j + 1) + " of the long paper. " + "Words go on. ".repeat(30));
+    }
+    GroupContext group = Groups.group(Groups.sectioned("long", "A Long Paper", parts.toArray(String[]::new)),
+        Groups.paper("b", "Paper B", "First of B."));
+    script.add(new Reply("{\"queries\": [{\"question\": \"What is in the last part?\", \"paragraphs\": [\"P1.33\"]}]}", 0));
+    try (LlmGenerator g = generator(5)) {
+      QueryGenerator.Outcome outcome = g.generate(group, 3);
+      assertNull(outcome.error(), outcome.error());
+      assertTrue(outcome.queries().get(0).evidence().get(0).text().startsWith("Paragraph 33 of the long paper."));
+    }
+    String request = bodies.peek();
+    assertTrue(request.contains("Sections: Part A heading | Part B heading | Part C heading | Part D heading"), request);
+    assertTrue(request.contains("### Part D heading"), "the last part's paragraphs are shown under their heading: " + request);
+    assertTrue(request.contains("[P1.33] Paragraph 33"), request);
+    assertFalse(request.contains("[P1.2] Paragraph 2"), "not every leading paragraph: the budget is spread over the paper");
+  }
+
+  @Test
+  void spreadCoversTheWholeRangeEarly() {
+    assertEquals(List.of(0, 4, 2, 6, 1, 3, 5, 7), LlmGenerator.spread(8));
+    assertEquals(List.of(0, 1, 2), LlmGenerator.spread(3).stream().sorted().toList());
+    assertEquals(List.of(), LlmGenerator.spread(0));
+  }
+
+  @Test
   void anInvalidReplyIsRetriedAndTheNextValidOneIsTaken() throws Exception {
     script.add(new Reply("Sure! Here are your questions: ...", 0));
     script.add(new Reply("{\"queries\": [{\"question\": \"Q?\", \"paragraphs\": [\"P9.9\"]}]}", 0));

@@ -75,4 +75,55 @@ class SplitPlanTest {
     var plan = SplitPlan.assign(groups, Map.of("train", 90L), new SplitSettings(0, 128, 0, new SplitSettings.Shares(0, 0.2, 0)));
     assertEquals(24L, sizes(groups, plan).get("test"));
   }
+
+  private static SplitPlan.Candidate q(String id, String group, String question, Evidence... evidence) {
+    return new SplitPlan.Candidate(id, group, SplitPlan.keys(question, List.of(evidence)));
+  }
+
+  @Test
+  void overlappingGroupsNeverPutAnEvidenceParagraphOrAQuestionIntoTwoSplits() {
+    // Groups that overlap: the same paper's paragraph is evidence in many groups, and one question
+    // is asked in two. With room for 2 validation, 2 test and 2 sft queries, the groups fall into
+    // different splits, so the shared queries must go with the first or be dropped.
+    Evidence shared = new Evidence("p1", "A paragraph of p1 that several groups use.");
+    List<SplitPlan.Candidate> queries = new java.util.ArrayList<>();
+    for (int g = 0; g < 12; g++) {
+      queries.add(q("own" + g, "g" + g, "Own question " + g + "?", new Evidence("p" + (g + 10), "Own paragraph " + g)));
+      queries.add(q("shared" + g, "g" + g, "Shared question " + g + "?", shared, new Evidence("p" + (g + 10), "Other " + g)));
+    }
+    queries.add(q("same-question-a", "g0", "What is asked twice?", new Evidence("x", "X.")));
+    queries.add(q("same-question-b", "g5", "what  is asked TWICE?", new Evidence("y", "Y.")));
+    SplitPlan.Plan plan = SplitPlan.assign(queries, Map.of(), Map.of(), new SplitSettings(2, 2, 2, ALL));
+    Map<String, String> splitOfKey = new HashMap<>();
+    for (SplitPlan.Candidate c : queries) {
+      String split = plan.splits().get(c.queryId());
+      if (split == null) {
+        assertTrue(plan.dropped().get(c.queryId()).contains("with a query of split"), plan.dropped().toString());
+        continue;
+      }
+      for (String key : c.keys()) {
+        String before = splitOfKey.putIfAbsent(key, split);
+        assertTrue(before == null || before.equals(split), key + " in " + before + " and " + split);
+      }
+    }
+    assertTrue(plan.splits().values().containsAll(List.of("train", "validation", "test", "sft")), plan.splits().toString());
+    assertEquals(11, plan.dropped().keySet().stream().filter(k -> k.startsWith("shared")).count(),
+        "the shared paragraph stays with the first group that took it: " + plan.dropped());
+    assertEquals(1, plan.dropped().keySet().stream().filter(k -> k.startsWith("same-question")).count()
+        + (plan.splits().get("same-question-a").equals(plan.splits().get("same-question-b")) ? 1 : 0));
+  }
+
+  @Test
+  void aKeyTakenByAnEarlierRunKeepsItsSplit() {
+    Evidence e = new Evidence("p", "Evidence in the sft split already.");
+    Map<String, String> taken = new HashMap<>();
+    SplitPlan.keys("Old question?", List.of(e)).forEach(k -> taken.put(k, "sft"));
+    SplitPlan.Plan plan = SplitPlan.assign(List.of(q("new", "g-new", "New question?", e)), taken, Map.of("sft", 1L),
+        new SplitSettings(0, 0, 5, ALL));
+    assertEquals("sft", plan.splits().get("new"), "the group goes where its evidence already is");
+    SplitPlan.Plan full = SplitPlan.assign(List.of(q("new", "g-new", "New question?", e), q("other", "g-new", "Other?", new Evidence("p", "Other."))),
+        taken, Map.of("sft", 5L), new SplitSettings(0, 0, 5, ALL));
+    assertEquals("train", full.splits().get("other"), "sft is full, so the group is train...");
+    assertTrue(full.dropped().get("new").startsWith("shares its evidence with a query of split sft"), "...and the sft evidence is not reused");
+  }
 }

@@ -17,12 +17,15 @@ public final class BenchJob implements Job {
     Map<String, Benchmark> all = new LinkedHashMap<>();
     all.put("ingest", new IngestBench());
     all.put("model", new ModelBenchmark());
+    all.put("prefix", new PrefixBench());
     all.put("expert", new ExpertBench());
     all.put("trees", new TreesBench());
     all.put("groups", new GroupsBench());
     all.put("repl", new ReplBench());
     all.put("rollouts", new RolloutsBench());
     all.put("learner", new LearnerBench());
+    all.put("checkpoints", new CheckpointsBench());
+    all.put("dataset", new DatasetBench());
     return all;
   }
 

@@ -22,9 +22,8 @@ final class ModelBenchmark implements Benchmark {
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     Args args = Args.parse("bench model", ctx.args(), Set.of("smoke"), Set.of("threads"));
-    if (args.value("threads").isPresent()) {
-      TorchThreads.set(Integer.parseInt(args.value("threads").get()));
-    }
+    // Without --threads: the engine's automatic choice, as a rollout would get it.
+    TorchThreads.configure(Integer.parseInt(args.value("threads").orElse("0")));
     ModelBench.Options options = args.flag("smoke") ? ModelBench.Options.smoke()
         : ModelBench.Options.full();
     return new ModelBench(options, ctx.out()).run();

@@ -69,6 +69,7 @@ public final class DemoJob implements Job {
         SELECT q.tier, q.generator, q.split, size(array_distinct(transform(q.evidence, e -> e.paper_id))) AS papers,
                size(g.paper_ids) AS group_size, q.question
         FROM queries q JOIN paper_groups g ON q.group_id = g.group_id
+        WHERE q.""" + arbor.synthesis.Queries.ACTIVE + """
         ORDER BY q.query_id LIMIT 12"""), 200));
     context.out().println("== demo 5/5: one scripted RLM tree over three of the papers");
     Map<String, String> three = new LinkedHashMap<>();

@@ -42,6 +42,7 @@ public final class RefreshJob implements Job {
       .add("groups_new", DataTypes.LongType, true)
       .add("queries_new", DataTypes.LongType, true)
       .add("dropped", DataTypes.LongType, true)
+      .add("queries_retired", DataTypes.LongType, true)
       .add("errors", DataTypes.LongType, true)
       .add("message", DataTypes.StringType, true);
 
@@ -77,21 +78,26 @@ public final class RefreshJob implements Job {
     Warehouse warehouse = context.warehouse();
     String runId = UUID.randomUUID().toString();
     Timestamp started = new Timestamp(System.currentTimeMillis());
-    log(context, RowFactory.create(runId, started, null, "running", null, null, null, null, null, null, null, null, null));
+    log(context, RowFactory.create(runId, started, null, "running", null, null, null, null, null, null, null, null, null, null));
     try {
       IngestJob.Summary ingest = IngestJob.ingest(context, paths);
       DatasetBuilder builder = new DatasetBuilder(context);
-      Dataset<Row> embedded = builder.embedMissing();
-      long embeddedCount = embedded.count();
-      Dataset<Row> seeds = Seeds.fraction(embedded, context.config().synthesis().refresh().seedFraction(), context.config().synthesis().seed());
-      DatasetBuilder.Summary summary = builder.build(seeds, embeddedCount);
+      long embeddedCount = builder.embedMissing();
+      long retired = builder.retireStale();
+      // The candidates are the papers not yet considered as seeds, read from the table: this
+      // run's new and changed papers, and any a crashed run embedded but never seeded.
+      Dataset<Row> seeds = Seeds.fraction(builder.unseeded(), context.config().synthesis().refresh().seedFraction(),
+          context.config().synthesis().seed());
+      DatasetBuilder.Summary summary = builder.build(seeds, embeddedCount, retired);
+      builder.markSeeded();
       builder.print(summary);
       log(context, RowFactory.create(runId, started, now(), "succeeded", ingest.papers(), ingest.inserted(), ingest.updated(),
-          embeddedCount, summary.groupsNew(), summary.queriesNew(), summary.dropped(), summary.errors(), null));
+          embeddedCount, summary.groupsNew(), summary.queriesNew(), summary.dropped(), retired, summary.errors(), null));
       context.out().println("refresh: run " + runId + " succeeded (bin/arbor sql \"SELECT * FROM refresh_runs ORDER BY started_at\")");
       return summary;
     } catch (Exception e) {
-      log(context, RowFactory.create(runId, started, now(), "failed", null, null, null, null, null, null, null, null, String.valueOf(e)));
+      log(context, RowFactory.create(runId, started, now(), "failed", null, null, null, null, null, null, null, null, null,
+          String.valueOf(e)));
       throw e;
     }
   }

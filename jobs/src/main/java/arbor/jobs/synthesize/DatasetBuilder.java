@@ -5,14 +5,18 @@ import static org.apache.spark.sql.functions.*;
 import arbor.conf.SynthesisSettings;
 import arbor.jobs.JobContext;
 import arbor.synthesis.Embed;
+import arbor.synthesis.Evidence;
 import arbor.synthesis.Grouping;
 import arbor.synthesis.LlmGenerator;
+import arbor.synthesis.Queries;
+import arbor.synthesis.Recheck;
 import arbor.synthesis.SplitPlan;
 import arbor.synthesis.Synthesize;
 import arbor.synthesis.SynthesisRows;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +30,20 @@ import org.apache.spark.storage.StorageLevel;
 
 /**
  * The steps {@code synthesize} and {@code refresh} share: embed the papers that lack a vector,
- * then, for a given set of seed papers, form the new groups, generate their queries, assign
- * splits, and MERGE everything. Existing groups and queries are never touched: a seed that
- * already has a group is skipped, and every MERGE only inserts.
+ * retire the queries whose evidence no longer holds, form the groups of new seed papers, give
+ * queries to every group that has none yet, assign splits, and MERGE everything; finally mark
+ * the embedded papers as considered for seeding.
+ *
+ * <p>Each write is one atomic MERGE, and each step finds its work from the tables, not from what
+ * an earlier step of the same run returned, so a run that crashes between two writes is completed
+ * by the next: a group without queries (and without a recorded failure) gets them, and a paper
+ * embedded but not yet marked seeded is still a seed candidate.
  */
 public final class DatasetBuilder {
+  /** The {@code synthesis_errors} generator of a group that no generator could give a query: it is done, not pending. */
+  public static final String NO_QUERY = "*";
+  static final String SEEDED_AT = "seeded_at";
+
   private final JobContext context;
   private final SynthesisSettings settings;
   private final Warehouse warehouse;
@@ -42,12 +55,13 @@ public final class DatasetBuilder {
   }
 
   /** What one build did. Maps count this run's new queries. */
-  public record Summary(long embedded, long groupsNew, long groupsTotal, double avgGroupSize, long queriesNew,
+  public record Summary(long embedded, long retired, long groupsNew, long groupsTotal, double avgGroupSize, long queriesNew,
       long queriesTotal, Map<String, Long> tiers, Map<String, Long> splits, Map<String, Long> generators,
-      long dropped, Map<String, Long> droppedReasons, long errors) {}
+      long located, long checked, long dropped, Map<String, Long> droppedReasons, long errors, long empty) {}
 
-  /** Embeds every paper whose current version has no vector yet; returns their ids (materialised), one column paper_id. */
-  public Dataset<Row> embedMissing() {
+  /** Embeds every paper whose current version has no vector yet; returns how many. */
+  public long embedMissing() {
+    markOldVectorsSeeded();
     Embed embed = new Embed(settings.embedding());
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
     Dataset<Row> existing = warehouse.exists(Table.PAPER_EMBEDDINGS) ? warehouse.read(Table.PAPER_EMBEDDINGS)
@@ -55,29 +69,90 @@ public final class DatasetBuilder {
     long start = System.nanoTime();
     // Materialised before the MERGE: Delta refreshes cached plans that read the table it writes,
     // and recomputing "what is missing" after the MERGE would find nothing (so: checkpoints, not caches).
-    Dataset<Row> vectors = embed.transform(embed.missing(papers, existing)).localCheckpoint(true);
+    Dataset<Row> vectors = embed.transform(embed.missing(papers, existing))
+        .withColumn(SEEDED_AT, lit(null).cast(DataTypes.TimestampType)).localCheckpoint(true);
     Warehouse.MergeCounts m = warehouse.upsert(Table.PAPER_EMBEDDINGS, vectors, "t.content_hash <> s.content_hash");
     context.out().printf("%s: embedded %d paper(s) with %s in %.1f s (%d new, %d re-embedded)%n", context.job(), m.sourceRows(),
         embed.model(), (System.nanoTime() - start) / 1e9, m.inserted(), m.updated());
-    return vectors.select("paper_id");
+    return m.sourceRows();
+  }
+
+  /** Vectors from before seeding was recorded were considered by the runs that made them: they are marked, in one MERGE. */
+  private void markOldVectorsSeeded() {
+    if (!warehouse.exists(Table.PAPER_EMBEDDINGS)) return;
+    Dataset<Row> all = warehouse.read(Table.PAPER_EMBEDDINGS);
+    if (List.of(all.columns()).contains(SEEDED_AT)) return;
+    warehouse.upsert(Table.PAPER_EMBEDDINGS, all.withColumn(SEEDED_AT, col("embedded_at")).localCheckpoint(true), "true");
   }
 
   /** Papers with their current vector: paper_id, score, embedding. */
   public Dataset<Row> vectors() {
+    return currentEmbeddings().select("paper_id", "score", "embedding");
+  }
+
+  /** Papers whose current vector has not been considered as a seed yet (a refresh's candidates): paper_id, score, embedding. */
+  public Dataset<Row> unseeded() {
+    return currentEmbeddings().where(col(SEEDED_AT).isNull()).select("paper_id", "score", "embedding");
+  }
+
+  private Dataset<Row> currentEmbeddings() {
     Dataset<Row> papers = warehouse.read(Table.PAPERS).select("paper_id", "content_hash", "score");
     Dataset<Row> embeddings = warehouse.read(Table.PAPER_EMBEDDINGS)
-        .where(col("model").equalTo(new Embed(settings.embedding()).model()))
-        .select("paper_id", "content_hash", "embedding");
-    return papers.join(embeddings, seq("paper_id", "content_hash"))
-        .select("paper_id", "score", "embedding");
+        .where(col("model").equalTo(new Embed(settings.embedding()).model()));
+    if (!List.of(embeddings.columns()).contains(SEEDED_AT)) embeddings = embeddings.withColumn(SEEDED_AT, col("embedded_at"));
+    return papers.join(embeddings.select("paper_id", "content_hash", "embedding", SEEDED_AT), seq("paper_id", "content_hash"));
+  }
+
+  /** Marks every current vector as considered for seeding: the last write of a build. */
+  public void markSeeded() {
+    if (!List.of(warehouse.read(Table.PAPER_EMBEDDINGS).columns()).contains(SEEDED_AT)) return;
+    Dataset<Row> pending = warehouse.read(Table.PAPER_EMBEDDINGS).where(col(SEEDED_AT).isNull())
+        .withColumn(SEEDED_AT, current_timestamp()).localCheckpoint(true);
+    warehouse.upsert(Table.PAPER_EMBEDDINGS, pending, "t.seeded_at IS NULL");
+  }
+
+  /** Retires the active queries whose evidence no longer holds in the current papers; returns how many. */
+  public long retireStale() {
+    if (!warehouse.exists(Table.QUERIES)) return 0;
+    Dataset<Row> queries = warehouse.read(Table.QUERIES);
+    Dataset<Row> stale = Recheck.stale(queries, warehouse.read(Table.PAPERS));
+    Dataset<Row> retired = withRetirement(queries).drop(Queries.RETIRED_AT, Queries.RETIRED_REASON)
+        .join(stale, Queries.QUERY_ID)
+        .withColumn(Queries.RETIRED_AT, current_timestamp())
+        .select(queryColumns()).localCheckpoint(true);
+    Warehouse.MergeCounts m = warehouse.upsert(Table.QUERIES, retired, "t.retired_at IS NULL");
+    if (m.sourceRows() > 0) {
+      context.out().printf("%s: %d quer%s retired: its evidence no longer holds in the paper's current text%n", context.job(),
+          m.updated(), m.updated() == 1 ? "y" : "ies");
+    }
+    return m.updated();
+  }
+
+  private static org.apache.spark.sql.Column[] queryColumns() {
+    return new org.apache.spark.sql.Column[] {col(Queries.QUERY_ID), col(Queries.GROUP_ID), col(Queries.QUESTION),
+        col(Queries.EVIDENCE), col(Queries.TIER), col(Queries.SPLIT), col(Queries.GENERATOR), col(Queries.SOURCE_ID),
+        col(Queries.CREATED_AT), col(Queries.RETIRED_AT).cast(DataTypes.TimestampType).as(Queries.RETIRED_AT),
+        col(Queries.RETIRED_REASON).cast(DataTypes.StringType).as(Queries.RETIRED_REASON)};
+  }
+
+  /** The table with the retirement columns, null where a table from before them lacks them. */
+  private static Dataset<Row> withRetirement(Dataset<Row> queries) {
+    Dataset<Row> out = queries;
+    if (!List.of(out.columns()).contains(Queries.RETIRED_AT)) out = out.withColumn(Queries.RETIRED_AT, lit(null).cast(DataTypes.TimestampType));
+    if (!List.of(out.columns()).contains(Queries.RETIRED_REASON)) out = out.withColumn(Queries.RETIRED_REASON, lit(null).cast(DataTypes.StringType));
+    return out;
   }
 
   private static scala.collection.immutable.Seq<String> seq(String... names) {
     return scala.jdk.javaapi.CollectionConverters.asScala(List.of(names)).toSeq();
   }
 
-  /** Forms the groups of {@code seeds} (one column, paper_id) that have none yet, and their queries. */
-  public Summary build(Dataset<Row> seeds, long embedded) {
+  /**
+   * Forms the groups of {@code seeds} (one column, paper_id) that have none yet, then gives
+   * queries to every group that has neither queries nor a recorded failure: this run's new
+   * groups, and any an interrupted run left without.
+   */
+  public Summary build(Dataset<Row> seeds, long embedded, long retired) {
     String llmKey = settings.generators().contains(LlmGenerator.NAME) ? LlmGenerator.apiKey(settings.llm()) : null;
     Dataset<Row> vectors = vectors().persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newSeeds = seeds;
@@ -89,40 +164,83 @@ public final class DatasetBuilder {
     Warehouse.MergeCounts g = warehouse.upsert(Table.PAPER_GROUPS, groups, "false");
     double avgSize = g.sourceRows() == 0 ? 0 : groups.agg(avg(size(col("paper_ids")))).first().getDouble(0);
 
+    Dataset<Row> pending = pendingGroups().localCheckpoint(true);
     Synthesize stage = new Synthesize(settings, llmKey);
     Dataset<Row> questions = warehouse.exists(Table.SOURCE_QUESTIONS) ? warehouse.read(Table.SOURCE_QUESTIONS) : null;
     Dataset<Row> used = warehouse.exists(Table.QUERIES)
         ? warehouse.read(Table.QUERIES).where(col("source_id").isNotNull()).select("source_id") : null;
     // Generated once (an llm generator is paid per call), whatever the MERGEs below refresh.
-    Dataset<Row> generated = stage.transform(stage.contexts(groups, warehouse.read(Table.PAPERS), questions, used))
+    Dataset<Row> generated = stage.transform(stage.contexts(pending, warehouse.read(Table.PAPERS), questions, used))
         .localCheckpoint(true);
 
-    Dataset<Row> queries = withSplits(generated.where(col("kind").equalTo(SynthesisRows.QUERY)))
-        .select("query_id", "group_id", "question", "evidence", "tier", "split", "generator", "source_id")
-        .withColumn("created_at", current_timestamp()).localCheckpoint(true);
+    Map<String, String> splitDrops = new TreeMap<>();
+    Dataset<Row> queries = withSplits(generated.where(col("kind").equalTo(SynthesisRows.QUERY)), splitDrops)
+        .withColumn(Queries.CREATED_AT, current_timestamp())
+        .withColumn(Queries.RETIRED_AT, lit(null).cast(DataTypes.TimestampType))
+        .withColumn(Queries.RETIRED_REASON, lit(null).cast(DataTypes.StringType))
+        .select(queryColumns()).localCheckpoint(true);
     Warehouse.MergeCounts q = warehouse.upsert(Table.QUERIES, queries, "false");
+
+    // A pending group that got no query is recorded as done, so later runs do not ask again.
+    Dataset<Row> empty = pending.select("group_id")
+        .join(queries.select("group_id").distinct(), seq("group_id"), "left_anti")
+        .join(generated.where(col("kind").equalTo(SynthesisRows.ERROR)).select("group_id").distinct(), seq("group_id"), "left_anti")
+        .select(col("group_id"), lit(NO_QUERY).as("generator"), lit("no candidate of any generator passed the checks").as("reason"));
     Dataset<Row> errors = generated.where(col("kind").equalTo(SynthesisRows.ERROR))
-        .select(col("group_id"), col("generator"), col("reason")).withColumn("at", current_timestamp());
+        .select(col("group_id"), col("generator"), col("reason")).unionByName(empty).withColumn("at", current_timestamp())
+        .localCheckpoint(true);
     Warehouse.MergeCounts e = warehouse.upsert(Table.SYNTHESIS_ERRORS, errors, "NOT (t.reason <=> s.reason)");
+    long emptyGroups = errors.where(col("generator").equalTo(NO_QUERY)).count();
 
     Map<String, Long> dropped = counts(generated.where(col("kind").equalTo(SynthesisRows.DROPPED))
         .withColumn("reason", regexp_replace(col("reason"), " \\([^)]*\\)$|(of|from) \\S+$", "$1 ...")), "reason");
-    Summary summary = new Summary(embedded, g.inserted(), warehouse.read(Table.PAPER_GROUPS).count(), avgSize, q.inserted(),
+    splitDrops.values().forEach(reason -> dropped.merge(reason.replaceAll(" \\([^)]*\\)$", " ..."), 1L, Long::sum));
+    Map<String, Long> located = counts(generated.where(col("kind").equalTo(SynthesisRows.LOCATED)), "reason");
+    Summary summary = new Summary(embedded, retired, g.inserted(), warehouse.read(Table.PAPER_GROUPS).count(), avgSize, q.inserted(),
         warehouse.read(Table.QUERIES).count(), counts(queries, "tier"), counts(queries, "split"), counts(queries, "generator"),
-        dropped.values().stream().mapToLong(Long::longValue).sum(), dropped, e.sourceRows());
+        located.getOrDefault(SynthesisRows.YES, 0L), located.values().stream().mapToLong(Long::longValue).sum(),
+        dropped.values().stream().mapToLong(Long::longValue).sum(), dropped, e.sourceRows() - emptyGroups, emptyGroups);
     vectors.unpersist();
     return summary;
   }
 
-  /** Adds each query's split: whole groups, in the order of their hash, fill validation, test and sft first. */
-  private Dataset<Row> withSplits(Dataset<Row> queries) {
-    List<SplitPlan.GroupQueries> perGroup = new ArrayList<>();
-    for (Row r : queries.groupBy("group_id").count().collectAsList()) perGroup.add(new SplitPlan.GroupQueries(r.getString(0), r.getLong(1)));
-    Map<String, Long> existing = warehouse.exists(Table.QUERIES) ? counts(warehouse.read(Table.QUERIES), "split") : Map.of();
-    Map<String, String> plan = SplitPlan.assign(perGroup, existing, settings.splits());
-    List<Row> rows = plan.entrySet().stream().map(en -> RowFactory.create(en.getKey(), en.getValue())).toList();
-    StructType schema = new StructType().add("group_id", DataTypes.StringType, false).add("split", DataTypes.StringType, false);
-    return queries.join(context.spark().createDataFrame(rows, schema), "group_id");
+  /** Groups with no query and no synthesis_errors row: the new ones, and any a crashed run left without queries. */
+  private Dataset<Row> pendingGroups() {
+    Dataset<Row> groups = warehouse.read(Table.PAPER_GROUPS).select("group_id", "seed_paper_id", "paper_ids");
+    if (warehouse.exists(Table.QUERIES)) groups = groups.join(warehouse.read(Table.QUERIES).select("group_id").distinct(), seq("group_id"), "left_anti");
+    if (warehouse.exists(Table.SYNTHESIS_ERRORS)) {
+      groups = groups.join(warehouse.read(Table.SYNTHESIS_ERRORS).select("group_id").distinct(), seq("group_id"), "left_anti");
+    }
+    return groups;
+  }
+
+  /**
+   * Adds each query's split ({@link SplitPlan}: whole groups, no question or evidence paragraph in
+   * two splits); the queries it cannot place without a leak are left out, their reasons in {@code dropped}.
+   */
+  private Dataset<Row> withSplits(Dataset<Row> queries, Map<String, String> dropped) {
+    List<SplitPlan.Candidate> candidates = new ArrayList<>();
+    for (Row r : queries.select("query_id", "group_id", "question", "evidence").collectAsList()) {
+      candidates.add(new SplitPlan.Candidate(r.getString(0), r.getString(1), SplitPlan.keys(r.getString(2), evidence(r.getList(3)))));
+    }
+    Map<String, String> taken = new HashMap<>();
+    Map<String, Long> existing = Map.of();
+    if (warehouse.exists(Table.QUERIES)) {
+      Dataset<Row> old = warehouse.read(Table.QUERIES);
+      existing = counts(old, "split");
+      for (Row r : old.select("question", "evidence", "split").collectAsList()) {
+        for (String key : SplitPlan.keys(r.getString(0), evidence(r.getList(1)))) taken.putIfAbsent(key, r.getString(2));
+      }
+    }
+    SplitPlan.Plan plan = SplitPlan.assign(candidates, taken, existing, settings.splits());
+    dropped.putAll(plan.dropped());
+    List<Row> rows = plan.splits().entrySet().stream().map(en -> RowFactory.create(en.getKey(), en.getValue())).toList();
+    StructType schema = new StructType().add("query_id", DataTypes.StringType, false).add("split", DataTypes.StringType, false);
+    return queries.join(context.spark().createDataFrame(rows, schema), "query_id");
+  }
+
+  private static List<Evidence> evidence(List<Row> rows) {
+    return rows.stream().map(e -> new Evidence(e.getString(0), e.getString(1))).toList();
   }
 
   private static Map<String, Long> counts(Dataset<Row> rows, String column) {
@@ -131,7 +249,7 @@ public final class DatasetBuilder {
     return out;
   }
 
-  /** Prints the summary: groups, queries per tier, split and generator, and what was dropped. */
+  /** Prints the summary: groups, queries per tier, split and generator, what was located and what was dropped. */
   public void print(Summary s) {
     var out = context.out();
     String job = context.job();
@@ -140,10 +258,15 @@ public final class DatasetBuilder {
     out.printf("%s:   per tier:      %s%n", job, ordered(s.tiers(), List.of("singleton", "focused", "mid-range", "wide-net")));
     out.printf("%s:   per split:     %s%n", job, ordered(s.splits(), List.of("train", "validation", "test", "sft")));
     out.printf("%s:   per generator: %s%n", job, s.generators());
+    if (s.checked() > 0) {
+      out.printf("%s: ground truth located in the noisy text: %d of %d checked candidate(s) (%.1f%%)%n", job, s.located(), s.checked(),
+          100.0 * s.located() / s.checked());
+    }
     out.printf("%s: %d candidate(s) dropped by the checks%s%n", job, s.dropped(), s.dropped() == 0 ? "" : ":");
     s.droppedReasons().forEach((reason, n) -> out.printf("%s:   %5d  %s%n", job, n, reason));
     out.printf("%s: %d group(s) failed in a generator%s%n", job, s.errors(),
         s.errors() == 0 ? "" : " (bin/arbor sql \"SELECT * FROM synthesis_errors\")");
+    if (s.empty() > 0) out.printf("%s: %d group(s) got no query from any generator%n", job, s.empty());
   }
 
   private static Map<String, Long> ordered(Map<String, Long> counts, List<String> order) {

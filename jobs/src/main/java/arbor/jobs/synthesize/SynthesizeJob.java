@@ -31,7 +31,8 @@ public final class SynthesizeJob implements Job {
         no options; the settings are the synthesis.* keys (conf/defaults.conf), e.g.
           --set synthesis.target_queries=200 --set 'synthesis.generators=[offline]'
         reads: papers, source_questions (for the human generator)
-        writes: paper_embeddings, paper_groups, queries, synthesis_errors
+        writes: paper_embeddings, paper_groups, queries (and retires those whose evidence no longer
+        holds), synthesis_errors
         exit code 1 when there are no papers or no query could be made.""";
   }
 
@@ -50,10 +51,13 @@ public final class SynthesizeJob implements Job {
   public static DatasetBuilder.Summary synthesize(JobContext context) {
     SynthesisSettings s = context.config().synthesis();
     DatasetBuilder builder = new DatasetBuilder(context);
-    long embedded = builder.embedMissing().count();
+    long embedded = builder.embedMissing();
+    long retired = builder.retireStale();
     long seeds = (s.targetQueries() + s.queriesPerGroup() - 1) / s.queriesPerGroup();
     Dataset<Row> drawn = Seeds.draw(builder.vectors(), seeds, s.seed());
-    DatasetBuilder.Summary summary = builder.build(drawn, embedded);
+    DatasetBuilder.Summary summary = builder.build(drawn, embedded, retired);
+    // Every paper was a candidate of this draw: none is left for a refresh to seed.
+    builder.markSeeded();
     builder.print(summary);
     return summary;
   }

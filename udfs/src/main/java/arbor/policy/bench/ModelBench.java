@@ -42,20 +42,21 @@ public final class ModelBench {
 
   /** What to measure; {@link #full()} is the benchmark, {@link #smoke()} keeps a test fast. */
   public record Options(List<Named> models, int[] batches, int newTokens, int prefillTokens,
-      int shortContext, int longContext, int trainRows, int trainTokens, int matmulSize) {
+      int longPrefillTokens, int prefillSequences, int longPrefillSequences, int shortContext, int longContext,
+      int trainRows, int trainTokens, int matmulSize) {
 
     public static Options full() {
       return new Options(List.of(
           new Named("10m", ModelConfig.qwen3(32_000, 256, 768, 6, 4, 2, 64, true)),
           new Named("100m", ModelConfig.qwen3(32_000, 768, 2048, 12, 12, 4, 64, true))),
-          new int[] {1, 8, 32, 64}, 32, 512, 128, 4096, 2, 256, 2048);
+          new int[] {1, 8, 32, 64}, 32, 512, 4096, 4, 2, 128, 4096, 2, 256, 2048);
     }
 
     public static Options smoke() {
       return new Options(List.of(
           new Named("10m", ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true)),
           new Named("100m", ModelConfig.qwen3(300, 48, 96, 2, 4, 2, 12, true))),
-          new int[] {1, 32}, 4, 16, 8, 32, 2, 16, 256);
+          new int[] {1, 32}, 4, 16, 40, 3, 2, 8, 32, 2, 16, 256);
     }
   }
 
@@ -72,15 +73,13 @@ public final class ModelBench {
 
   /**
    * {@code [--smoke] [--threads N]}: N sets libtorch's intra-op threads for the whole JVM
-   * (default: libtorch's choice, one per core); see {@link TorchThreads}.
+   * (default: the engine's automatic choice, {@link TorchThreads#auto()}).
    */
   public static void main(String[] args) throws Exception {
     List<String> a = List.of(args);
     Options o = a.contains("--smoke") ? Options.smoke() : Options.full();
     int t = a.indexOf("--threads");
-    if (t >= 0) {
-      TorchThreads.set(Integer.parseInt(a.get(t + 1)));
-    }
+    TorchThreads.configure(t >= 0 ? Integer.parseInt(a.get(t + 1)) : 0);
     Map<String, Object> result = new ModelBench(o, System.out).run();
     StringBuilder json = new StringBuilder("BENCH {");
     result.forEach((k, v) -> json.append(json.length() > 7 ? ", " : "").append('"').append(k)
@@ -107,8 +106,9 @@ public final class ModelBench {
       out.printf("%n== %s: %.1fM matmul parameters (%.1fM total) ==%n", m.name(), params / 1e6,
           totalParams(m.config()) / 1e6);
       try (Qwen3Model model = randomModel(m.config())) {
+        // The engine's default configuration: what a rollout gets without tuning.
         try (GenerationEngine engine = new GenerationEngine(model,
-            new GenerationEngine.Options(64, 4096, 256))) {
+            GenerationEngine.Options.defaults())) {
           decodeRate(engine, 1, 4, 16);  // warm-up: first calls allocate and spin up threads
           out.println("batch  decode tok/s  mean batch");
           for (int b : options.batches()) {
@@ -119,9 +119,15 @@ public final class ModelBench {
               b32 = r[0];
             }
           }
-          double prefill = prefillRate(engine, options.prefillTokens());
-          out.printf("prefill (%d-token prompt): %.1f tok/s%n", options.prefillTokens(), prefill);
-          detail.put("prefill_tok_s_" + m.name(), prefill);
+          for (int length : new int[] {options.prefillTokens(), options.longPrefillTokens()}) {
+            int count = length == options.prefillTokens() ? options.prefillSequences()
+                : options.longPrefillSequences();
+            double prefill = prefillRate(engine, length, count);
+            out.printf("prefill (%d prompts of %d tokens at once): %.1f tok/s%n", count, length,
+                prefill);
+            detail.put("prefill_tok_s_" + (length == options.prefillTokens() ? "" : length + "_")
+                + m.name(), prefill);
+          }
         }
         peak = Math.max(peak, matmulFlops());
         if (m == largest) {
@@ -147,7 +153,15 @@ public final class ModelBench {
       }
       double pf = (Double) detail.get("prefill_tok_s_" + m.name()) * 2 * params / peak;
       detail.put("prefill_roofline_fraction_" + m.name(), pf);
-      out.printf("%s prefill: %.3f of roofline%n", m.name(), pf);
+      String longKey = options.longPrefillTokens() + "_" + m.name();
+      double pl = (Double) detail.get("prefill_tok_s_" + longKey) * 2 * params / peak;
+      detail.put("prefill_roofline_fraction_" + longKey, pl);
+      out.printf("%s prefill: %.3f of roofline at %d tokens, %.3f at %d%n", m.name(), pf,
+          options.prefillTokens(), pl, options.longPrefillTokens());
+      if (m == largest) {
+        keys.put("prefill_roofline_fraction_100m", pf);
+        keys.put("prefill_roofline_fraction_" + options.longPrefillTokens() + "_100m", pl);
+      }
     }
     out.printf("train fwd+bwd %s: %.3f of roofline%n", largest.name(),
         keys.get("train_roofline_fraction_100m"));
@@ -194,9 +208,14 @@ public final class ModelBench {
         (double) d.decodeTokens() / Math.max(1, d.decodeSteps())};
   }
 
-  private double prefillRate(GenerationEngine engine, int tokens) {
+  /** Prefill tokens/s of {@code count} different prompts submitted together. */
+  private double prefillRate(GenerationEngine engine, int tokens, int count) {
     GenerationEngine.Stats before = engine.stats();
-    engine.generate(randomPrompt(tokens, 99), sampling(1, 0));
+    List<CompletableFuture<?>> all = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      all.add(engine.submit(randomPrompt(tokens, 99 + i), sampling(1, i)));
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
     GenerationEngine.Stats d = engine.stats().minus(before);
     return d.prefillTokens() / (d.prefillNanos() / 1e9);
   }

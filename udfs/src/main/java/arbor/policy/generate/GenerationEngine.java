@@ -5,96 +5,120 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
+import arbor.conf.DjlPolicySettings;
 import arbor.policy.model.Qwen3Model;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Generates for many concurrent callers with one model on one device, batching their decode
- * steps (continuous batching): a sequence joins the batch when its prompt has been prefilled and
+ * Generates for many concurrent callers with one model on one device, batching their work
+ * (continuous batching): a sequence joins the decode batch when its prompt has been prefilled and
  * leaves it when it stops, between two steps, while the others go on.
  *
- * <p>One thread owns all native work. Each step it prefills at most {@code prefillChunk} prompt
- * tokens, prompt after prompt in arrival order (so a long prompt delays the running sequences by
- * one chunk per step, not by its whole length), then runs one decode step for every running
- * sequence. Each sequence samples from its own seeded generator, so its tokens do not depend on
- * its batch.
+ * <p>One thread owns all native work. Each step:
+ * <ol>
+ *   <li>admits waiting sequences while the batch has room and the KV memory can hold their
+ *       prompts, first taking whatever the prefix cache already holds of them;
+ *   <li>prefills up to {@code prefillChunk} prompt tokens, shared out over the admitted sequences
+ *       in admission order and run as a few padded batches (several prompts per matmul);
+ *   <li>runs one decode step for every running sequence; one that needs a block when none is
+ *       left preempts the latest admitted sequence, which gives its blocks back and later
+ *       prefills again (mostly from the prefix cache), its tokens and generator kept.
+ * </ol>
+ * Each sequence samples from its own seeded generator, so its tokens do not depend on its batch,
+ * on the prefix cache or on preemption (its log-probabilities agree to float rounding).
  *
- * <p>Slots: running sequences occupy cache slots [0, running), the prompt being prefilled the
- * slot right after them. A sequence that stops hands its slot to the last running one.
+ * <p>KV memory is {@link KvBlocks}: a fixed budget of fixed-size blocks. The prefix cache keys
+ * full blocks by their tokens and everything before them, under a root that changes with the
+ * model's {@link Qwen3Model#weightsVersion()}: no entry is ever used with other weights.
  */
 public final class GenerationEngine implements AutoCloseable {
 
   /**
-   * Engine limits.
+   * Engine settings.
    *
-   * @param maxBatch most sequences decoding together; later requests wait for a free slot
-   * @param prefillChunk most prompt tokens prefilled per engine step
-   * @param initialCapacity KV cache positions per slot to start with (it doubles as needed)
+   * @param maxBatch most sequences admitted together (prefilling or decoding); later ones wait
+   * @param prefillChunk most prompt tokens prefilled per engine step, over all sequences: it
+   *     bounds how long a step (and so every running sequence's next token) can take
+   * @param kvBudgetBytes memory for keys and values, taken once at start
+   * @param blockSize token positions per KV block: the unit of allocation and of prefix reuse
+   * @param prefixCache whether full blocks are kept and shared between sequences
    */
-  public record Options(int maxBatch, int prefillChunk, int initialCapacity) {
+  public record Options(int maxBatch, int prefillChunk, long kvBudgetBytes, int blockSize,
+      boolean prefixCache) {
+
+    public static final long DEFAULT_KV_BUDGET = 4L << 30;
+    public static final int DEFAULT_BLOCK_SIZE = 16;
+
     public Options {
-      if (maxBatch < 1 || prefillChunk < 1 || initialCapacity < 1) {
-        throw new IllegalArgumentException("engine options must be positive: " + maxBatch + ", "
-            + prefillChunk + ", " + initialCapacity);
+      if (maxBatch < 1 || prefillChunk < 1 || kvBudgetBytes < 1 || blockSize < 1) {
+        throw new IllegalArgumentException("engine options must be positive: max_batch "
+            + maxBatch + ", prefill_chunk " + prefillChunk + ", kv budget " + kvBudgetBytes
+            + " bytes, block_size " + blockSize);
       }
     }
 
+    /** The given batching limits with the default memory settings and the prefix cache on. */
+    public Options(int maxBatch, int prefillChunk) {
+      this(maxBatch, prefillChunk, DEFAULT_KV_BUDGET, DEFAULT_BLOCK_SIZE, true);
+    }
+
     public static Options defaults() {
-      return new Options(64, 256, 512);
+      return new Options(64, 512);
+    }
+
+    /** The engine settings of the configuration ({@code policy.djl.engine}). */
+    public static Options of(DjlPolicySettings.Engine e) {
+      return new Options(e.maxBatch(), e.prefillChunk(), (long) e.kvBudgetMb() << 20,
+          e.blockSize(), e.prefixCache());
+    }
+
+    public Options withKvBudget(long bytes, int blockSize) {
+      return new Options(maxBatch, prefillChunk, bytes, blockSize, prefixCache);
+    }
+
+    public Options withPrefixCache(boolean on) {
+      return new Options(maxBatch, prefillChunk, kvBudgetBytes, blockSize, on);
     }
   }
 
   private final Qwen3Model model;
   private final Options options;
-  private final BatchKvCache cache;
+  private final KvBlocks blocks;
+  private final int blockSize;
   private final LinkedBlockingQueue<Sequence> incoming = new LinkedBlockingQueue<>();
   private final Thread loop;
   private volatile boolean closed;
 
-  /** One request in flight, in the order of its life: waiting, prefilling, running. */
-  private static final class Sequence {
-    final int[] prompt;
-    final SamplingParams params;
-    final CompletableFuture<Generation> result = new CompletableFuture<>();
-    final SplittableRandom rng;
-    final int[] tokens;
-    final float[] logProbs;
-    int generated;
-    /** Tokens in the cache. */
-    int cached;
-
-    Sequence(int[] prompt, SamplingParams params) {
-      this.prompt = prompt;
-      this.params = params;
-      this.rng = new SplittableRandom(params.seed());
-      this.tokens = new int[params.maxNewTokens()];
-      this.logProbs = new float[params.maxNewTokens()];
-    }
-
-    int lastToken() {
-      return tokens[generated - 1];
-    }
-  }
-
   public GenerationEngine(Qwen3Model model, Options options) {
     this.model = model;
     this.options = options;
-    this.cache = new BatchKvCache(model.newWorkManager(), model.config(),
-        Math.min(8, options.maxBatch()), options.initialCapacity());
+    this.blocks = new KvBlocks(model.newWorkManager(), model.config(), options.kvBudgetBytes(),
+        options.blockSize());
+    this.blockSize = options.blockSize();
+    this.root = blocks.newRoot();
+    this.version = model.weightsVersion();
     this.loop = Thread.ofPlatform().daemon().name("arbor-generation-engine").unstarted(this::run);
     loop.start();
   }
 
+  public Options options() {
+    return options;
+  }
+
   /**
    * Queues a prompt; the future completes when the sequence stops. Cancelling the future drops
-   * the sequence at the next step and frees its slot.
+   * the sequence at the next step and frees its blocks.
    */
   public CompletableFuture<Generation> submit(int[] promptIds, SamplingParams params) {
     if (promptIds.length == 0) {
@@ -114,10 +138,17 @@ public final class GenerationEngine implements AutoCloseable {
           + params.maxNewTokens() + ") exceeds the model's max_position_embeddings ("
           + model.config().maxPositionEmbeddings() + ")");
     }
+    // A sequence alone must fit, or it could wait forever; every other shortage only waits.
+    if (Sequence.blocksFor((int) longest, blockSize) > blocks.capacity()) {
+      throw new IllegalArgumentException("prompt (" + promptIds.length + ") + max_new_tokens ("
+          + params.maxNewTokens() + ") needs " + Sequence.blocksFor((int) longest, blockSize)
+          + " KV blocks of " + blockSize + " positions; the engine's KV budget holds "
+          + blocks.capacity() + " (policy.djl.engine.kv_budget_mb)");
+    }
     if (closed) {
       throw new IllegalStateException("GenerationEngine is closed");
     }
-    Sequence s = new Sequence(promptIds.clone(), params);
+    Sequence s = new Sequence(promptIds.clone(), params, blockSize);
     incoming.add(s);
     if (closed && incoming.remove(s)) {
       // Lost the race with close(): the engine thread will not see this request.
@@ -126,38 +157,63 @@ public final class GenerationEngine implements AutoCloseable {
     return s.result;
   }
 
-  /** Work done so far (for benchmarks and metrics); diff two snapshots to time a phase. */
-  public record Stats(long prefillTokens, long prefillNanos, long decodeSteps, long decodeTokens,
-      long decodeNanos) {
-
-    public Stats minus(Stats o) {
-      return new Stats(prefillTokens - o.prefillTokens, prefillNanos - o.prefillNanos,
-          decodeSteps - o.decodeSteps, decodeTokens - o.decodeTokens,
-          decodeNanos - o.decodeNanos);
-    }
-  }
-
-  public Stats stats() {
-    return new Stats(prefillTokens, prefillNanos, decodeSteps, decodeTokens, decodeNanos);
-  }
-
   /** Submits and waits. */
   public Generation generate(int[] promptIds, SamplingParams params) {
     return submit(promptIds, params).join();
   }
 
+  /**
+   * Work done so far (for benchmarks and metrics); diff two snapshots to time a phase.
+   *
+   * @param promptTokens prompt tokens of admitted sequences (each counted once)
+   * @param prefillTokens tokens whose keys and values were computed by prefill, resumed
+   *     sequences' recomputation included
+   * @param cachedTokens prompt tokens found in the prefix cache instead
+   * @param peakBlocks most KV blocks held by sequences at once (since the last
+   *     {@link #resetPeak}); {@code totalBlocks} is the budget
+   */
+  public record Stats(long promptTokens, long prefillTokens, long cachedTokens, long prefillNanos,
+      long decodeSteps, long decodeTokens, long decodeNanos, long preemptions, int peakBlocks,
+      int totalBlocks) {
+
+    public Stats minus(Stats o) {
+      return new Stats(promptTokens - o.promptTokens, prefillTokens - o.prefillTokens,
+          cachedTokens - o.cachedTokens, prefillNanos - o.prefillNanos,
+          decodeSteps - o.decodeSteps, decodeTokens - o.decodeTokens,
+          decodeNanos - o.decodeNanos, preemptions - o.preemptions, peakBlocks, totalBlocks);
+    }
+  }
+
+  public Stats stats() {
+    return new Stats(promptTokens, prefillTokens, cachedTokens, prefillNanos, decodeSteps,
+        decodeTokens, decodeNanos, preemptions, peakBlocks, blocks.capacity());
+  }
+
+  /** Starts a new peak-memory measurement (takes effect at the engine's next step). */
+  public void resetPeak() {
+    resetPeak = true;
+  }
+
   // ---- the engine thread ----
 
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  private final List<Sequence> prefilling = new ArrayList<>();
+  private final List<Sequence> running = new ArrayList<>();
   private final List<Runnable> finishedThisStep = new ArrayList<>();
+  private long root;
+  private long version;
+  private long admissions;
   // Written by the engine thread only; volatile so stats() reads them from any thread.
+  private volatile long promptTokens;
   private volatile long prefillTokens;
+  private volatile long cachedTokens;
   private volatile long prefillNanos;
   private volatile long decodeSteps;
   private volatile long decodeTokens;
   private volatile long decodeNanos;
-  private final List<Sequence> running = new ArrayList<>();
-  private Sequence prefilling;
+  private volatile long preemptions;
+  private volatile int peakBlocks;
+  private volatile boolean resetPeak;
 
   private void run() {
     // Torch's grad mode is per thread and on by default in new threads: without this, a model
@@ -165,7 +221,7 @@ public final class GenerationEngine implements AutoCloseable {
     JniUtils.setGradMode(false);
     while (!closed) {
       try {
-        if (waiting.isEmpty() && prefilling == null && running.isEmpty()) {
+        if (waiting.isEmpty() && prefilling.isEmpty() && running.isEmpty()) {
           Sequence s = incoming.poll(100, TimeUnit.MILLISECONDS);
           if (s != null) {
             waiting.add(s);
@@ -183,97 +239,307 @@ public final class GenerationEngine implements AutoCloseable {
     failAll(new IllegalStateException("GenerationEngine closed"));
   }
 
-  /**
-   * One engine step: up to {@code prefillChunk} prompt tokens of prefill (short prompts finish
-   * and join the batch in the same step), then one decode step for every running sequence.
-   */
   private void step() {
-    int budget = options.prefillChunk();
-    while (budget > 0) {
-      if (prefilling == null) {
-        if (waiting.isEmpty() || running.size() >= options.maxBatch()) {
-          break;
-        }
-        prefilling = waiting.poll();
-        if (prefilling.result.isCancelled()) {
-          prefilling = null;
-          continue;
-        }
-      }
-      budget -= prefillChunk(prefilling, running.size(), budget);
+    if (model.weightsVersion() != version) {
+      // New weights: every cached block describes the old ones.
+      version = model.weightsVersion();
+      blocks.clearCache();
+      root = blocks.newRoot();
     }
+    if (resetPeak) {
+      resetPeak = false;
+      blocks.resetPeak();
+    }
+    dropCancelled();
+    admit();
+    boolean progressed = prefill();
     if (!running.isEmpty()) {
       decode();
+      progressed = true;
     }
+    if (!progressed && !prefilling.isEmpty()) {
+      // Admitted prompts hold all the memory and none can go on: let the oldest through.
+      preempt(latestAdmitted());
+    }
+    peakBlocks = blocks.peakInUse();
     // Callers hear of their results only after the step's counters are final.
     finishedThisStep.forEach(Runnable::run);
     finishedThisStep.clear();
   }
 
-  /** Prefills at most {@code budget} more prompt tokens of {@code s}; returns how many. */
-  private int prefillChunk(Sequence s, int slot, int budget) {
-    long t0 = System.nanoTime();
-    int start = s.cached;
-    int count = Math.min(budget, s.prompt.length - start);
-    cache.ensure(slot + 1, s.prompt.length + s.params.maxNewTokens(), running.size() + 1,
-        longestCached(s));
-    try (NDManager work = model.newWorkManager()) {
-      long[] ids = new long[count];
-      long[] positions = new long[count];
-      for (int i = 0; i < count; i++) {
-        ids[i] = s.prompt[start + i];
-        positions[i] = start + i;
-      }
-      NDArray tokens = work.create(ids, new Shape(1, count));
-      NDArray hidden = model.hidden(tokens, positions, cache.prefill(work, slot, start, count));
-      s.cached += count;
-      if (s.cached == s.prompt.length) {
-        // Last chunk: its last position predicts the first new token.
-        NDArray last = hidden.get(new NDIndex(":, {}:, :", count - 1));  // (1, 1, hidden)
-        Sampler.Rows rows = distributions(work, last, List.of(s));
-        prefilling = null;
-        if (accept(s, rows, 0)) {
-          running.add(s);
+  private void dropCancelled() {
+    waiting.removeIf(s -> s.result.isCancelled());
+    for (List<Sequence> list : List.of(prefilling, running)) {
+      for (Iterator<Sequence> it = list.iterator(); it.hasNext(); ) {
+        Sequence s = it.next();
+        if (s.result.isCancelled()) {
+          // The caller gave up (e.g. its RLM node was stopped): generate no more for it.
+          blocks.release(s.blocks, s.blockCount);
+          it.remove();
         }
       }
     }
-    prefillTokens += count;
+  }
+
+  /**
+   * Moves waiting sequences into prefill while there is room. A sequence whose next block is
+   * being computed right now by another (the G samples of one query arrive together) waits a
+   * step and then finds it in the cache, instead of computing it a second time.
+   */
+  private void admit() {
+    Set<KvBlocks.BlockKey> pending = new HashSet<>();
+    for (Sequence p : prefilling) {
+      KvBlocks.BlockKey k = nextKey(p);
+      if (k != null) {
+        pending.add(k);
+      }
+    }
+    int reserved = 0;
+    for (Sequence p : prefilling) {
+      reserved += Sequence.blocksFor(p.prefillTarget(), blockSize) - p.blockCount;
+    }
+    for (Iterator<Sequence> it = waiting.iterator(); it.hasNext(); ) {
+      if (prefilling.size() + running.size() >= options.maxBatch()) {
+        return;
+      }
+      Sequence s = it.next();
+      List<Integer> hits = options.prefixCache() ? cacheHits(s) : List.of();
+      long chain = hits.isEmpty() ? root : blocks.serial(hits.get(hits.size() - 1));
+      int target = s.prefillTarget();
+      int from = hits.size() * blockSize;
+      if (options.prefixCache() && (from + blockSize <= target)
+          && pending.contains(new KvBlocks.BlockKey(chain, s.blockTokens(hits.size(),
+              blockSize)))) {
+        continue;
+      }
+      int needed = Sequence.blocksFor(target, blockSize) - hits.size();
+      // Hits nobody else uses count as available until taken.
+      long idleHits = hits.stream().filter(blocks::unused).count();
+      if (needed > blocks.available() - reserved - idleHits) {
+        // Memory is short: admit nothing more, so the queue keeps its order.
+        return;
+      }
+      it.remove();
+      s.reset(root);
+      for (int b : hits) {
+        blocks.acquire(b);
+        s.blocks[s.blockCount++] = b;
+      }
+      s.keyedBlocks = hits.size();
+      s.chain = chain;
+      s.cached = from;
+      s.admitted = admissions++;
+      if (!s.counted) {
+        s.counted = true;
+        promptTokens += s.promptLength;
+        cachedTokens += from;
+      }
+      reserved += needed;
+      if (s.cached == target) {
+        running.add(s);  // a resumed sequence found whole in the cache
+      } else {
+        prefilling.add(s);
+        KvBlocks.BlockKey k = nextKey(s);
+        if (k != null) {
+          pending.add(k);
+        }
+      }
+    }
+  }
+
+  /**
+   * The cached blocks that start {@code s}, leaving at least one token to compute when the
+   * prefill must end with the distribution of the first new token.
+   */
+  private List<Integer> cacheHits(Sequence s) {
+    int limit = s.generated == 0 ? s.prefillTarget() - 1 : s.prefillTarget();
+    List<Integer> hits = new ArrayList<>();
+    long chain = root;
+    for (int j = 0; (j + 1) * blockSize <= limit; j++) {
+      int b = blocks.lookup(chain, s.blockTokens(j, blockSize));
+      if (b < 0) {
+        break;
+      }
+      hits.add(b);
+      chain = blocks.serial(b);
+    }
+    return hits;
+  }
+
+  /** The key of the next full prompt block {@code s} will compute, or null. */
+  private KvBlocks.BlockKey nextKey(Sequence s) {
+    int j = s.keyedBlocks;
+    if ((j + 1) * blockSize > s.prefillTarget()) {
+      return null;
+    }
+    return new KvBlocks.BlockKey(s.chain, s.blockTokens(j, blockSize));
+  }
+
+  /** One chunk of one sequence's prefill in this step. */
+  private record Chunk(Sequence seq, int start, int count) {}
+
+  /** Runs this step's prefill; returns whether any token was prefilled. */
+  private boolean prefill() {
+    int budget = options.prefillChunk();
+    List<Chunk> chunks = new ArrayList<>();
+    for (Sequence s : prefilling) {
+      if (budget == 0) {
+        break;
+      }
+      int count = Math.min(budget, s.prefillTarget() - s.cached);
+      count = Math.min(count, grow(s, s.cached + count) - s.cached);
+      if (count <= 0) {
+        break;  // out of memory: the decode step below may free some
+      }
+      chunks.add(new Chunk(s, s.cached, count));
+      budget -= count;
+    }
+    if (chunks.isEmpty()) {
+      return false;
+    }
+    long t0 = System.nanoTime();
+    for (List<Chunk> group : groups(chunks)) {
+      forwardPrefill(group);
+    }
     prefillNanos += System.nanoTime() - t0;
-    return count;
+    return true;
+  }
+
+  /**
+   * Chunks grouped into padded batches: longest first, a chunk joins a batch while the batch
+   * stays at least three-quarters real tokens.
+   */
+  private static List<List<Chunk>> groups(List<Chunk> chunks) {
+    List<Chunk> sorted = new ArrayList<>(chunks);
+    sorted.sort(Comparator.comparingInt(Chunk::count).reversed());
+    List<List<Chunk>> groups = new ArrayList<>();
+    List<Chunk> current = new ArrayList<>();
+    int real = 0;
+    for (Chunk c : sorted) {
+      if (!current.isEmpty()) {
+        int width = current.get(0).count();
+        if (4L * (real + c.count()) < 3L * width * (current.size() + 1)) {
+          groups.add(current);
+          current = new ArrayList<>();
+          real = 0;
+        }
+      }
+      current.add(c);
+      real += c.count();
+    }
+    groups.add(current);
+    return groups;
+  }
+
+  private void forwardPrefill(List<Chunk> group) {
+    int n = group.size();
+    int width = group.get(0).count();
+    int[][] tables = new int[n][];
+    int[] starts = new int[n];
+    int[] counts = new int[n];
+    long[] ids = new long[n * width];
+    long[] positions = new long[n * width];
+    for (int i = 0; i < n; i++) {
+      Chunk c = group.get(i);
+      tables[i] = c.seq().blocks;
+      starts[i] = c.start();
+      counts[i] = c.count();
+      for (int t = 0; t < width; t++) {
+        int p = c.start() + Math.min(t, c.count() - 1);
+        ids[i * width + t] = c.seq().tokens[p];
+        positions[i * width + t] = p;
+      }
+    }
+    List<Integer> sampleRows = new ArrayList<>();
+    List<Sequence> toSample = new ArrayList<>();
+    try (NDManager work = model.newWorkManager()) {
+      NDArray tokens = work.create(ids, new Shape(n, width));
+      NDArray hidden = model.hidden(tokens, positions,
+          new PagedBatch(work, blocks, tables, starts, counts));
+      for (int i = 0; i < n; i++) {
+        Chunk c = group.get(i);
+        Sequence s = c.seq();
+        s.cached += c.count();
+        keyFullBlocks(s);
+        if (s.cached == s.prefillTarget()) {
+          prefilling.remove(s);
+          if (s.generated == 0) {
+            sampleRows.add(i);
+            toSample.add(s);
+          } else {
+            running.add(s);  // resumed: its last token goes into the next decode step
+          }
+        }
+      }
+      if (!toSample.isEmpty()) {
+        // The last real position of each finished prompt predicts its first new token.
+        long[] rows = new long[toSample.size()];
+        long[] last = new long[toSample.size()];
+        for (int j = 0; j < rows.length; j++) {
+          rows[j] = sampleRows.get(j);
+          last[j] = counts[sampleRows.get(j)] - 1;
+        }
+        NDArray h = hidden.get(new NDIndex("{}, {}", work.create(rows), work.create(last)));
+        Sampler.Draw[] draws = draw(model.logits(h), toSample);
+        for (int j = 0; j < draws.length; j++) {
+          Sequence s = toSample.get(j);
+          if (accept(s, draws[j])) {
+            running.add(s);
+          } else {
+            blocks.release(s.blocks, s.blockCount);
+          }
+        }
+      }
+    }
+    for (Chunk c : group) {
+      prefillTokens += c.count();
+    }
   }
 
   private void decode() {
+    // Every running sequence needs room for the token it feeds; taking it may preempt others.
+    for (Sequence s : new ArrayList<>(running)) {
+      while (running.contains(s) && grow(s, s.cached + 1) < s.cached + 1) {
+        preempt(latestAdmitted());
+      }
+    }
+    if (running.isEmpty()) {
+      return;
+    }
     long t0 = System.nanoTime();
     int n = running.size();
-    int[] lengths = new int[n];
+    int[][] tables = new int[n][];
+    int[] starts = new int[n];
+    int[] ones = new int[n];
     long[] ids = new long[n];
     long[] positions = new long[n];
-    int longest = 0;
     for (int i = 0; i < n; i++) {
       Sequence s = running.get(i);
-      lengths[i] = s.cached;
+      tables[i] = s.blocks;
+      starts[i] = s.cached;
+      ones[i] = 1;
       ids[i] = s.lastToken();
       positions[i] = s.cached;
-      longest = Math.max(longest, s.cached + 1);
     }
-    int slotsInUse = n + (prefilling != null ? 1 : 0);
-    cache.ensure(slotsInUse, longest, slotsInUse, longestCached(prefilling));
-    Sampler.Rows rows;
+    Sampler.Draw[] draws;
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, 1));
-      NDArray hidden = model.hidden(tokens, positions, cache.decode(work, lengths));
-      rows = distributions(work, hidden, running);
+      NDArray hidden = model.hidden(tokens, positions,
+          new PagedBatch(work, blocks, tables, starts, ones));
+      draws = draw(model.logits(hidden.reshape(n, -1)), running);
     }
     List<Sequence> finished = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       Sequence s = running.get(i);
       s.cached++;
-      if (!accept(s, rows, i)) {
+      keyFullBlocks(s);
+      if (!accept(s, draws[i])) {
         finished.add(s);
       }
     }
     for (Sequence s : finished) {
-      leave(s);
+      running.remove(s);
+      blocks.release(s.blocks, s.blockCount);
     }
     decodeSteps++;
     decodeTokens += n;
@@ -281,30 +547,71 @@ public final class GenerationEngine implements AutoCloseable {
   }
 
   /**
-   * The next-token distribution of each sequence, log-softmax(logits / temperature) and its exp
-   * (temperature 1 for greedy ones), computed by libtorch for the whole batch at once.
+   * Gives {@code s} blocks for positions up to {@code positions}, as far as memory allows;
+   * returns how many positions its blocks now cover.
    */
-  private Sampler.Rows distributions(NDManager work, NDArray hidden, List<Sequence> seqs) {
-    float[] inverse = new float[seqs.size()];
-    for (int i = 0; i < inverse.length; i++) {
-      double t = seqs.get(i).params.temperature();
-      inverse[i] = (float) (t == 0 ? 1.0 : 1.0 / t);
+  private int grow(Sequence s, int positions) {
+    while (s.blockCount * blockSize < positions) {
+      int b = blocks.allocate();
+      if (b < 0) {
+        break;
+      }
+      s.blocks[s.blockCount++] = b;
     }
-    NDArray logits = model.logits(hidden);                                   // (n, 1, vocab)
-    NDArray logProbs = logits.mul(work.create(inverse, new Shape(inverse.length, 1, 1)))
-        .logSoftmax(2);
-    return new Sampler.Rows(logProbs.toFloatArray(), logProbs.exp().toFloatArray(),
-        model.config().vocabSize());
+    return Math.min(positions, s.blockCount * blockSize);
   }
 
-  /** Samples the next token of {@code s}; returns false when the sequence has stopped. */
-  private boolean accept(Sequence s, Sampler.Rows rows, int row) {
+  /** Keys every block of {@code s} that became full, so later sequences can reuse it. */
+  private void keyFullBlocks(Sequence s) {
+    if (!options.prefixCache()) {
+      return;
+    }
+    while ((s.keyedBlocks + 1) * blockSize <= s.cached) {
+      int j = s.keyedBlocks;
+      s.chain = blocks.register(s.blocks[j], s.chain, s.blockTokens(j, blockSize));
+      s.keyedBlocks++;
+    }
+  }
+
+  private Sequence latestAdmitted() {
+    Sequence latest = null;
+    for (List<Sequence> list : List.of(prefilling, running)) {
+      for (Sequence s : list) {
+        if (latest == null || s.admitted > latest.admitted) {
+          latest = s;
+        }
+      }
+    }
+    return latest;
+  }
+
+  /** Takes {@code s}'s blocks back; it waits at the head of the queue to be prefilled again. */
+  private void preempt(Sequence s) {
+    prefilling.remove(s);
+    running.remove(s);
+    blocks.release(s.blocks, s.blockCount);
+    s.reset(root);
+    waiting.addFirst(s);
+    preemptions++;
+  }
+
+  private Sampler.Draw[] draw(NDArray logits, List<Sequence> seqs) {
+    List<SamplingParams> params = new ArrayList<>(seqs.size());
+    List<SplittableRandom> rngs = new ArrayList<>(seqs.size());
+    for (Sequence s : seqs) {
+      params.add(s.params);
+      rngs.add(s.rng);
+    }
+    return Sampler.sample(logits, params, rngs);
+  }
+
+  /** Records the drawn token of {@code s}; returns false when the sequence has stopped. */
+  private boolean accept(Sequence s, Sampler.Draw d) {
     if (s.result.isCancelled()) {
-      // The caller gave up (e.g. its RLM node was stopped): free the slot, generate no more.
+      // Cancelled during this step: stop here rather than run one more step for nobody.
       return false;
     }
-    Sampler.Draw d = Sampler.sample(rows, row, s.params, s.rng);
-    s.tokens[s.generated] = d.token();
+    s.tokens[s.length()] = d.token();
     s.logProbs[s.generated] = d.logProb();
     s.generated++;
     Generation.FinishReason reason = s.params.stopTokenIds().contains(d.token())
@@ -313,32 +620,11 @@ public final class GenerationEngine implements AutoCloseable {
     if (reason == null) {
       return true;
     }
-    Generation g = new Generation(Arrays.copyOf(s.tokens, s.generated),
+    Generation g = new Generation(
+        Arrays.copyOfRange(s.tokens, s.promptLength, s.length()),
         Arrays.copyOf(s.logProbs, s.generated), reason);
     finishedThisStep.add(() -> s.result.complete(g));
     return false;
-  }
-
-  /** Frees the slot of a stopped sequence: the last running one moves into it. */
-  private void leave(Sequence s) {
-    int slot = running.indexOf(s);
-    int last = running.size() - 1;
-    Sequence moved = running.get(last);
-    cache.move(last, slot, moved.cached);
-    running.set(slot, moved);
-    running.remove(last);
-    if (prefilling != null) {
-      // The prompt being prefilled sits right after the running ones: keep it there.
-      cache.move(last + 1, last, prefilling.cached);
-    }
-  }
-
-  private int longestCached(Sequence extra) {
-    int m = extra == null ? 0 : extra.cached;
-    for (Sequence s : running) {
-      m = Math.max(m, s.cached);
-    }
-    return m;
   }
 
   private void failAll(Throwable e) {
@@ -346,18 +632,22 @@ public final class GenerationEngine implements AutoCloseable {
     finishedThisStep.forEach(Runnable::run);
     finishedThisStep.clear();
     List<Sequence> all = new ArrayList<>(running);
+    all.addAll(prefilling);
     all.addAll(waiting);
-    if (prefilling != null) {
-      all.add(prefilling);
-    }
     incoming.drainTo(all);
+    for (Sequence s : running) {
+      blocks.release(s.blocks, s.blockCount);
+    }
+    for (Sequence s : prefilling) {
+      blocks.release(s.blocks, s.blockCount);
+    }
     running.clear();
+    prefilling.clear();
     waiting.clear();
-    prefilling = null;
     all.forEach(s -> s.result.completeExceptionally(e));
   }
 
-  /** Stops the engine thread (pending requests fail) and frees the cache. */
+  /** Stops the engine thread (pending requests fail) and frees the KV memory. */
   @Override
   public void close() {
     closed = true;
@@ -367,6 +657,6 @@ public final class GenerationEngine implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    cache.close();
+    blocks.close();
   }
 }

@@ -1,133 +1,153 @@
 package arbor.policy.generate;
 
-import java.util.Arrays;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Draws the next token of one sequence with the sequence's own generator, so its tokens never
- * depend on which other sequences share its batch. The distribution arrives precomputed by
- * libtorch (log-softmax of logits / temperature, and its exp): doing the 150k exps per token in
- * Java cost more than the model's own matmuls at batch 32.
+ * Draws the next token of each row of a batch where the logits are (on the model's device), and
+ * brings back only the drawn ids and their log-probabilities: copying full-vocabulary rows to
+ * Java every decode step cost more than the model's own matmuls at batch 32.
+ *
+ * <p>Each row is drawn with one uniform from its sequence's own generator, by inverse CDF, so a
+ * sequence's tokens never depend on which other sequences share its batch:
+ * <ul>
+ *   <li>greedy rows (temperature 0) take the argmax and use no uniform;
+ *   <li>plain rows (no top-k, no top-p) walk the cumulative distribution in vocabulary order;
+ *   <li>truncated rows sort by descending probability, keep the k most likely, then the smallest
+ *       prefix of those whose mass reaches top-p of what is kept, and walk that.
+ * </ul>
+ * The recorded log-probability is always under softmax(logits / temperature) (temperature 1 for
+ * greedy): the truncation only limits what can be drawn, since the learner cannot see it.
  */
 final class Sampler {
 
   /** A drawn token and its log-probability under softmax(logits / temperature). */
   record Draw(int token, float logProb) {}
 
-  /**
-   * Rows of distributions, row-major: {@code logProbs[row * vocab + i]} and its exp.
-   */
-  record Rows(float[] logProbs, float[] probs, int vocab) {}
-
   private Sampler() {}
 
-  static Draw sample(Rows rows, int row, SamplingParams p, SplittableRandom rng) {
-    int vocab = rows.vocab();
-    int offset = row * vocab;
-    float[] lp = rows.logProbs();
-    int token = p.temperature() == 0 ? argMax(lp, offset, vocab) : draw(rows, offset, p, rng);
-    return new Draw(token, lp[offset + token]);
-  }
-
-  private static int argMax(float[] v, int offset, int n) {
-    int best = 0;
-    for (int i = 1; i < n; i++) {
-      if (v[offset + i] > v[offset + best]) {
-        best = i;
-      }
-    }
-    return best;
-  }
-
-  private static int draw(Rows rows, int offset, SamplingParams p, SplittableRandom rng) {
-    int vocab = rows.vocab();
-    float[] prob = rows.probs();
-    double u = rng.nextDouble();
-    double sum = 0;
-    for (int i = 0; i < vocab; i++) {
-      sum += prob[offset + i];
-    }
-    if (p.topK() == 0 && p.topP() >= 1.0) {
-      // Inverse CDF over the whole vocabulary, no sorting.
-      double target = u * sum;
-      double acc = 0;
-      for (int i = 0; i < vocab; i++) {
-        acc += prob[offset + i];
-        if (acc >= target) {
-          return i;
-        }
-      }
-      return vocab - 1;
-    }
-    int[] cand = p.topK() > 0
-        ? topK(prob, offset, vocab, p.topK())
-        : atLeast(prob, offset, vocab, (1.0 - p.topP()) / vocab * sum);
-    Integer[] order = new Integer[cand.length];
-    for (int i = 0; i < cand.length; i++) {
-      order[i] = cand[i];
-    }
-    // Descending probability, ties by lower id, so the order is deterministic.
-    Arrays.sort(order, (a, b) -> prob[offset + a] != prob[offset + b]
-        ? Float.compare(prob[offset + b], prob[offset + a]) : Integer.compare(a, b));
-    int keep = order.length;
-    double kept = 0;
-    for (int i = 0; i < keep; i++) {
-      kept += prob[offset + order[i]];
-    }
-    if (p.topP() < 1.0) {
-      // The nucleus is taken from what top-k kept (or from the whole distribution).
-      double mass = p.topK() > 0 ? kept : sum;
-      double acc = 0;
-      int cut = keep;
-      for (int i = 0; i < keep; i++) {
-        acc += prob[offset + order[i]];
-        if (acc >= p.topP() * mass) {
-          cut = i + 1;
-          break;
-        }
-      }
-      keep = cut;
-      kept = acc;
-    }
-    double target = u * kept;
-    double acc = 0;
-    for (int i = 0; i < keep; i++) {
-      acc += prob[offset + order[i]];
-      if (acc >= target) {
-        return order[i];
-      }
-    }
-    return order[keep - 1];
-  }
-
-  /** Ids of the k most likely tokens (any order), by a bounded min-heap. */
-  private static int[] topK(float[] prob, int offset, int vocab, int k) {
-    int n = Math.min(k, vocab);
-    java.util.PriorityQueue<Integer> heap = new java.util.PriorityQueue<>(n + 1, (a, b) ->
-        prob[offset + a] != prob[offset + b]
-            ? Float.compare(prob[offset + a], prob[offset + b]) : Integer.compare(b, a));
-    for (int i = 0; i < vocab; i++) {
-      heap.add(i);
-      if (heap.size() > n) {
-        heap.poll();
-      }
-    }
-    return heap.stream().mapToInt(Integer::intValue).toArray();
+  /** One row (1, vocab) or (vocab) of logits, one draw. */
+  static Draw sample(NDArray logits, SamplingParams p, SplittableRandom rng) {
+    NDArray rows = logits.getShape().dimension() == 1 ? logits.reshape(1, -1) : logits;
+    return sample(rows, List.of(p), List.of(rng))[0];
   }
 
   /**
-   * Tokens with probability at least {@code floor}. With floor = (1 - topP) / vocab of the mass,
-   * the tokens below it hold at most 1 - topP together, so the nucleus lies inside this set and
-   * sorting it alone is exact (and cheap: it is usually small).
+   * Draws one token per row of {@code logits} (n, vocab) with row i's params and generator.
+   * Arrays it makes live in the logits' manager.
    */
-  private static int[] atLeast(float[] prob, int offset, int vocab, double floor) {
-    int[] cand = new int[vocab];
-    int n = 0;
-    for (int i = 0; i < vocab; i++) {
-      if (prob[offset + i] >= floor) {
-        cand[n++] = i;
+  static Draw[] sample(NDArray logits, List<SamplingParams> params, List<SplittableRandom> rngs) {
+    int n = params.size();
+    NDManager work = logits.getManager();
+    float[] inverse = new float[n];
+    List<Integer> greedy = new ArrayList<>();
+    List<Integer> plain = new ArrayList<>();
+    List<Integer> truncated = new ArrayList<>();
+    double[] uniforms = new double[n];
+    for (int i = 0; i < n; i++) {
+      SamplingParams p = params.get(i);
+      inverse[i] = (float) (p.temperature() == 0 ? 1.0 : 1.0 / p.temperature());
+      if (p.temperature() == 0) {
+        greedy.add(i);
+      } else {
+        uniforms[i] = rngs.get(i).nextDouble();
+        (p.topK() == 0 && p.topP() >= 1.0 ? plain : truncated).add(i);
       }
     }
-    return Arrays.copyOf(cand, n);
+    NDArray logProbs = logits.mul(work.create(inverse, new Shape(n, 1))).logSoftmax(1);
+    long[] tokens = new long[n];
+    if (!greedy.isEmpty()) {
+      scatter(tokens, greedy, rows(logProbs, greedy, n).argMax(1));
+    }
+    if (!plain.isEmpty()) {
+      NDArray lp = rows(logProbs, plain, n);
+      NDArray cdf = lp.exp().toType(DataType.FLOAT64, false).cumSum(1);
+      scatter(tokens, plain, inverseCdf(cdf, target(work, cdf, plain, uniforms), null));
+    }
+    if (!truncated.isEmpty()) {
+      scatter(tokens, truncated, truncatedDraw(work, rows(logProbs, truncated, n), truncated,
+          params, uniforms));
+    }
+    NDArray chosen = logProbs.gather(work.create(tokens, new Shape(n, 1)), 1);
+    float[] lp = chosen.toFloatArray();
+    Draw[] out = new Draw[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = new Draw((int) tokens[i], lp[i]);
+    }
+    return out;
+  }
+
+  /** Top-k, then top-p of what is kept, then inverse CDF, in descending-probability order. */
+  private static NDArray truncatedDraw(NDManager work, NDArray lp, List<Integer> which,
+      List<SamplingParams> params, double[] uniforms) {
+    int m = which.size();
+    long vocab = lp.getShape().get(1);
+    float[] k = new float[m];
+    double[] p = new double[m];
+    for (int j = 0; j < m; j++) {
+      SamplingParams sp = params.get(which.get(j));
+      k[j] = sp.topK() == 0 ? vocab : Math.min(sp.topK(), vocab);
+      // 2 > any cumulative share: top-p off keeps everything top-k kept.
+      p[j] = sp.topP() >= 1.0 ? 2.0 : sp.topP();
+    }
+    NDArray order = lp.argSort(1, false);                               // (m, V) descending
+    NDArray sorted = lp.gather(order, 1).exp().toType(DataType.FLOAT64, false);
+    NDArray rank = work.arange(0f, (float) vocab, 1f).reshape(1, vocab);
+    NDArray inK = rank.lt(work.create(k, new Shape(m, 1))).toType(DataType.FLOAT64, false);
+    NDArray weights = sorted.mul(inK);
+    NDArray acc = weights.cumSum(1);
+    NDArray mass = acc.get(":, -1:");                                   // (m, 1)
+    // Keep position i while the mass before it is still short of top-p: the smallest prefix
+    // whose cumulative mass reaches top-p * mass.
+    NDArray before = acc.sub(weights);
+    NDArray inP = before.lt(mass.mul(work.create(p, new Shape(m, 1))))
+        .toType(DataType.FLOAT64, false);
+    NDArray kept = weights.mul(inP);
+    NDArray cdf = kept.cumSum(1);
+    NDArray keep = inK.mul(inP).sum(new int[] {1});                     // (m,) count kept
+    NDArray pos = inverseCdf(cdf, target(work, cdf, which, uniforms), keep);
+    return order.gather(pos.reshape(m, 1), 1).reshape(m);
+  }
+
+  /** u * total mass per row, (rows, 1). */
+  private static NDArray target(NDManager work, NDArray cdf, List<Integer> which,
+      double[] uniforms) {
+    double[] u = new double[which.size()];
+    for (int j = 0; j < u.length; j++) {
+      u[j] = uniforms[which.get(j)];
+    }
+    return cdf.get(":, -1:").mul(work.create(u, new Shape(u.length, 1)));
+  }
+
+  /**
+   * The first position whose cumulative mass reaches the target (the count of positions below
+   * it), capped at the last kept position ({@code keep} - 1, or the vocabulary's last).
+   */
+  private static NDArray inverseCdf(NDArray cdf, NDArray target, NDArray keep) {
+    NDArray below = cdf.lt(target).toType(DataType.INT64, false).sum(new int[] {1});
+    NDArray last = keep == null
+        ? below.getManager().create(cdf.getShape().get(1) - 1)
+        : keep.sub(1).toType(DataType.INT64, false);
+    return below.minimum(last);
+  }
+
+  private static NDArray rows(NDArray all, List<Integer> which, int n) {
+    if (which.size() == n) {
+      return all;
+    }
+    long[] idx = which.stream().mapToLong(Integer::longValue).toArray();
+    return all.get(all.getManager().create(idx));
+  }
+
+  private static void scatter(long[] tokens, List<Integer> which, NDArray ids) {
+    long[] v = ids.toType(DataType.INT64, false).toLongArray();
+    for (int j = 0; j < v.length; j++) {
+      tokens[which.get(j)] = v[j];
+    }
   }
 }

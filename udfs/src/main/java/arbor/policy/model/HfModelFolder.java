@@ -28,7 +28,7 @@ public final class HfModelFolder {
   public static final String TOKENIZER_CONFIG = "tokenizer_config.json";
   public static final String GENERATION_CONFIG = "generation_config.json";
   /** Files copied verbatim on export when present. */
-  static final List<String> SIDE_FILES = List.of(TOKENIZER, TOKENIZER_CONFIG, GENERATION_CONFIG,
+  public static final List<String> SIDE_FILES = List.of(TOKENIZER, TOKENIZER_CONFIG, GENERATION_CONFIG,
       "special_tokens_map.json", "vocab.json", "merges.txt");
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,19 +39,38 @@ public final class HfModelFolder {
   public static PolicyModel load(Path dir, Device device) throws IOException {
     ModelConfig config = readConfig(dir);
     Map<String, HostTensor> tensors = readWeights(dir);
-    Path tokenizerJson = require(dir, TOKENIZER, "the tokenizer (copy it from the base model)");
+    require(dir, TOKENIZER, "the tokenizer (copy it from the base model)");
     Map<String, byte[]> side = new LinkedHashMap<>();
     for (String f : SIDE_FILES) {
       if (Files.isRegularFile(dir.resolve(f))) {
         side.put(f, Files.readAllBytes(dir.resolve(f)));
       }
     }
+    return assemble(config, tensors, side, device);
+  }
+
+  /**
+   * Builds a policy from a folder's contents held in memory (a checkpoint read from the
+   * warehouse): the config, the weights, and the side files by name, tokenizer.json among them.
+   */
+  public static PolicyModel assemble(ModelConfig config, Map<String, HostTensor> tensors,
+      Map<String, byte[]> sideFiles, Device device) throws IOException {
+    Map<String, byte[]> side = new LinkedHashMap<>();
+    for (String f : SIDE_FILES) {
+      if (sideFiles.containsKey(f)) {
+        side.put(f, sideFiles.get(f));
+      }
+    }
+    if (!side.containsKey(TOKENIZER)) {
+      throw new IOException("The checkpoint has no " + TOKENIZER + " (the tokenizer); it was"
+          + " saved without its model folder's files");
+    }
     GenerationDefaults gen = side.containsKey(GENERATION_CONFIG)
         ? GenerationDefaults.parse(new String(side.get(GENERATION_CONFIG)))
         : GenerationDefaults.NONE;
     Qwen3Model model = Qwen3Model.create(config, tensors, device);
     try {
-      PolicyTokenizer tokenizer = PolicyTokenizer.load(tokenizerJson);
+      PolicyTokenizer tokenizer = PolicyTokenizer.load(side.get(TOKENIZER));
       ChatFormat chat;
       try {
         chat = ChatFormat.forModel(config.modelType(), side.containsKey(TOKENIZER_CONFIG)

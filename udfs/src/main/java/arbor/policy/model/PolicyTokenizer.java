@@ -21,13 +21,20 @@ public final class PolicyTokenizer implements AutoCloseable {
 
   /** Loads {@code tokenizer.json}; no truncation and no padding, whatever its file says. */
   public static PolicyTokenizer load(Path tokenizerJson) throws IOException {
-    Map<String, String> options = Map.of(
-        "addSpecialTokens", "false",
-        "truncation", "false",
-        "padding", "false",
-        "modelMaxLength", String.valueOf(Integer.MAX_VALUE));
-    return new PolicyTokenizer(HuggingFaceTokenizer.newInstance(tokenizerJson, options));
+    return new PolicyTokenizer(HuggingFaceTokenizer.newInstance(tokenizerJson, OPTIONS));
   }
+
+  /** The same from the file's bytes (a checkpoint read from the warehouse has no local file). */
+  public static PolicyTokenizer load(byte[] tokenizerJson) throws IOException {
+    return new PolicyTokenizer(HuggingFaceTokenizer.newInstance(
+        new java.io.ByteArrayInputStream(tokenizerJson), OPTIONS));
+  }
+
+  private static final Map<String, String> OPTIONS = Map.of(
+      "addSpecialTokens", "false",
+      "truncation", "false",
+      "padding", "false",
+      "modelMaxLength", String.valueOf(Integer.MAX_VALUE));
 
   public int[] encode(String text) {
     Encoding e = tokenizer.encode(text, false, false);

@@ -49,6 +49,8 @@ public final class Qwen3Model implements AutoCloseable {
   private final NDArray head;
   /** RoPE inverse frequencies, scaling already applied; one per pair of head dimensions. */
   private final double[] invFreq;
+  private final java.util.concurrent.atomic.AtomicLong weightsVersion =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** The weights of one decoder layer, fetched once from the name map. Biases may be null. */
   private record Layer(NDArray inputNorm, NDArray q, NDArray qBias, NDArray k, NDArray kBias,
@@ -206,6 +208,19 @@ public final class Qwen3Model implements AutoCloseable {
   /** A scratch manager for one forward pass; close it to free the activations. */
   public NDManager newWorkManager() {
     return manager.newSubManager();
+  }
+
+  /**
+   * Counts in-place changes of the weights. Whoever updates them in place (an optimizer step)
+   * calls {@link #weightsChanged()}; the generation engine then drops its prefix cache, whose
+   * keys and values were computed with the old weights.
+   */
+  public long weightsVersion() {
+    return weightsVersion.get();
+  }
+
+  public void weightsChanged() {
+    weightsVersion.incrementAndGet();
   }
 
   /** Turns on (or off) gradient recording for every weight, for the learner. */

@@ -110,6 +110,8 @@ public final class PolicyUpdate implements AutoCloseable {
       throw e;
     }
     AdamW.StepInfo info = optimizer.step();
+    // An engine generating from these weights in this JVM must not reuse KV computed before.
+    policy.weightsChanged();
     return new StepStats(sums.loss, sums.policy, sums.kl, sums.clipped / sums.tokens,
         sums.ratio / sums.tokens, sums.entropy / sums.tokens, info.gradNorm(), sums.tokens,
         sums.samples, sums.microBatches, (System.nanoTime() - start) / 1e9);

@@ -7,12 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The string spans of a node's final answer (JSON); anything else in it counts as no span. */
-final class FinalSpans {
+public final class FinalSpans {
   private FinalSpans() {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  static List<String> of(String finalJson) {
+  public static List<String> of(String finalJson) {
     List<String> out = new ArrayList<>();
     if (finalJson == null) {
       return out;

@@ -165,6 +165,7 @@ public final class ReplLatencyBench {
     f.put("arbor_search_p50_ms", round(r.arborSearch().p50()));
     f.put("cpython_search_p50_ms", round(r.cpythonSearch().p50()));
     f.put("turn_p50_ratio_vs_cpython", round(r.arborTurn().p50() / r.cpythonTurn().p50()));
+    f.put("turn_p99_ratio_vs_cpython", round(r.arborTurn().p99() / r.cpythonTurn().p99()));
     f.put("search_ratio_vs_cpython", round(r.arborSearch().p50() / r.cpythonSearch().p50()));
     return f;
   }

@@ -8,6 +8,11 @@ import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.Turn;
 import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.policy.Generation;
+import arbor.rlm.policy.NodePath;
+import arbor.rlm.policy.Policy;
+import arbor.rlm.policy.PolicyCall;
+import java.util.concurrent.atomic.AtomicInteger;
 import arbor.rlm.sandbox.Sandbox;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -32,8 +37,82 @@ public final class TreeLoadBench {
   /** One multi-paper query: a QASPER question over its paper and a few others. */
   public record Query(String id, String question, RlmContext.Papers papers) {}
 
+  /**
+   * @param runaways children whose first cell was made a runaway ({@code sum(range(10**13))})
+   * @param killed nodes that ended {@code sandbox_error}: their own cell ran away
+   * @param collateralLosses nodes that ended {@code sandbox_lost}: their REPL was lost to another
+   *     node's cell (or a worker's death) and could not be restored
+   * @param peakLiveNodes the most nodes (each with its REPL) running at one moment
+   */
   public record Result(int trees, int completed, int timeouts, int crosstalk, double treesPerSecond,
-      double overheadMillisPerTurn, int nodes, int turns) {}
+      double overheadMillisPerTurn, int nodes, int turns, int runaways, int killed, int collateralLosses,
+      int peakLiveNodes) {}
+
+  /** The cell that runs away: a built-in that ignores interrupts, so it costs its worker. */
+  public static final String RUNAWAY = "```repl\nsum(range(10**13))\n```";
+
+  /**
+   * The scripted expert, except that every {@code every}-th child (by the order children ask
+   * for their first turn) answers its first turn with {@link #RUNAWAY}.
+   */
+  static Policy withRunaways(Policy expert, int every, AtomicInteger childTurns, AtomicInteger runaways) {
+    return new Policy() {
+      @Override
+      public Generation generate(PolicyCall call) throws PolicyException {
+        if (every > 0 && call.node().depth() > 0 && call.turn() == 0
+            && childTurns.incrementAndGet() % every == 0) {
+          runaways.incrementAndGet();
+          return Generation.ofText(RUNAWAY);
+        }
+        return expert.generate(call);
+      }
+
+      @Override
+      public String complete(NodePath node, String prompt) throws PolicyException {
+        return expert.complete(node, prompt);
+      }
+    };
+  }
+
+  /** Counts the nodes running at once. */
+  private static final class Census implements TreeRunner.TreeListener {
+    final AtomicInteger live = new AtomicInteger();
+    final AtomicInteger peak = new AtomicInteger();
+
+    @Override
+    public void nodeStarted(String nodeId, int depth, String prompt) {
+      peak.accumulateAndGet(live.incrementAndGet(), Math::max);
+    }
+
+    @Override
+    public void turnEnded(String nodeId, Turn turn) {}
+
+    @Override
+    public void nodeEnded(NodeRecord node) {
+      live.decrementAndGet();
+    }
+  }
+
+  /**
+   * The harness's own time per turn with one tree at a time (no queue for REPLs or CPU slots):
+   * a node's wall time minus its generation and cell time, over its turns.
+   */
+  public static double harnessMillisPerTurn(List<Query> queries, Sandbox sandbox, Prompts prompts, RlmLimits limits) {
+    TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts, limits);
+    long overhead = 0;
+    int turns = 0;
+    for (Query q : queries) {
+      for (NodeRecord n : runner.run(q.id() + "-alone", q.question(), q.papers()).nodes()) {
+        long inside = 0;
+        for (Turn t : n.turns()) {
+          inside += t.genMillis() + t.execMillis();
+        }
+        overhead += Math.max(0, n.latencyMillis() - inside);
+        turns += n.turns().size();
+      }
+    }
+    return turns == 0 ? 0 : (double) overhead / turns;
+  }
 
   public static List<Query> queries(Path qasperDir, int count, int papersPerQuery, long seed) throws IOException {
     List<QasperQuestion> questions = ExpertEvidenceBench.sample(qasperDir, count, seed);
@@ -57,14 +136,25 @@ public final class TreeLoadBench {
 
   public static Result run(List<Query> queries, int samples, Sandbox sandbox, Prompts prompts, RlmLimits limits,
       PrintStream log) {
+    return run(queries, samples, sandbox, prompts, limits, 0, log);
+  }
+
+  /** @param runawayEvery every this many children runs a runaway cell; 0 for none */
+  public static Result run(List<Query> queries, int samples, Sandbox sandbox, Prompts prompts, RlmLimits limits,
+      int runawayEvery, PrintStream log) {
+    AtomicInteger childTurns = new AtomicInteger();
+    AtomicInteger runaways = new AtomicInteger();
+    Census census = new Census();
     List<Thread> threads = new ArrayList<>();
     List<TreeRunner.TreeResult> results = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Query> ofResult = java.util.Collections.synchronizedList(new ArrayList<>());
     long t0 = System.nanoTime();
     for (int s = 0; s < samples; s++) {
       ExpertPolicy.Settings d = ExpertPolicy.Settings.defaults();
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(new ExpertPolicy.Settings(d.window(), d.keep(),
-          d.maxSpans(), d.maxPapers(), d.abstractChars(), s)), prompts, limits);
+      Policy expert = new ExpertPolicy(new ExpertPolicy.Settings(d.window(), d.keep(),
+          d.maxSpans(), d.maxPapers(), d.abstractChars(), s));
+      TreeRunner runner = new TreeRunner(sandbox, withRunaways(expert, runawayEvery, childTurns, runaways),
+          prompts, limits, census);
       for (Query q : queries) {
         String treeId = q.id() + "-s" + s;
         threads.add(Thread.ofVirtual().start(() -> {
@@ -93,6 +183,8 @@ public final class TreeLoadBench {
     int crosstalk = 0;
     int nodes = 0;
     int turns = 0;
+    int killed = 0;
+    int collateral = 0;
     long overhead = 0;
     for (int i = 0; i < results.size(); i++) {
       TreeRunner.TreeResult tree = results.get(i);
@@ -114,6 +206,12 @@ public final class TreeLoadBench {
         if (n.status() == NodeStatus.BUDGET) {
           timeouts++;
         }
+        if (n.status() == NodeStatus.SANDBOX_ERROR) {
+          killed++;
+        }
+        if (n.status() == NodeStatus.SANDBOX_LOST) {
+          collateral++;
+        }
         for (String span : FinalSpans.of(n.finalAnswerJson())) {
           if (q.papers().byId().values().stream().noneMatch(text -> text.contains(span))) {
             crosstalk++;
@@ -122,7 +220,8 @@ public final class TreeLoadBench {
       }
     }
     return new Result(results.size(), completed, timeouts, crosstalk, results.size() / seconds,
-        turns == 0 ? 0 : (double) overhead / turns, nodes, turns);
+        turns == 0 ? 0 : (double) overhead / turns, nodes, turns, runaways.get(), killed, collateral,
+        census.peak.get());
   }
 
 }

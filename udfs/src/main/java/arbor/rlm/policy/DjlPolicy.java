@@ -62,15 +62,11 @@ public final class DjlPolicy implements Policy, AutoCloseable {
       throw new IOException("djl policy: " + modelDir + " is not a Hugging Face model folder (no "
           + HfModelFolder.CONFIG + "); set policy.djl.model_dir or pass --model DIR");
     }
-    if (settings.torchThreads() > 0) {
-      TorchThreads.set(settings.torchThreads());
-    }
+    TorchThreads.configure(settings.torchThreads());
     PolicyModel model = HfModelFolder.load(modelDir, Device.cpu());
     GenerationEngine engine;
     try {
-      DjlPolicySettings.Engine e = settings.engine();
-      engine = new GenerationEngine(model.model(),
-          new GenerationEngine.Options(e.maxBatch(), e.prefillChunk(), e.initialCapacity()));
+      engine = new GenerationEngine(model.model(), GenerationEngine.Options.of(settings.engine()));
     } catch (RuntimeException e) {
       model.close();
       throw e;
@@ -83,7 +79,7 @@ public final class DjlPolicy implements Policy, AutoCloseable {
   /** Samples the turn with the call's seed: the same call gives the same tokens, whatever else runs. */
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), params(call.seed()));
+    ChatTurn turn = run(call.messages(), call.node() + " turn " + call.turn(), params(call.seed(), call.maxNewTokens()));
     Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
         ? Generation.Finish.LENGTH : Generation.Finish.STOP;
     return new Generation(turn.text(), turn.promptIds(), turn.responseIds(), turn.logProbs(), finish,
@@ -97,7 +93,16 @@ public final class DjlPolicy implements Policy, AutoCloseable {
 
   @Override
   public String complete(NodePath node, String prompt, long seed) throws PolicyException {
-    return run(List.of(ChatMessage.user(prompt)), node + " llm_query", params(seed)).text();
+    return complete(node, prompt, seed, Integer.MAX_VALUE).text();
+  }
+
+  @Override
+  public Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) throws PolicyException {
+    ChatTurn turn = run(List.of(ChatMessage.user(prompt)), node + " llm_query", params(seed, maxNewTokens));
+    Generation.Finish finish = turn.finishReason() == arbor.policy.generate.Generation.FinishReason.LENGTH
+        ? Generation.Finish.LENGTH : Generation.Finish.STOP;
+    return new Generation(turn.text(), null, turn.responseIds(), null, finish,
+        new Generation.Sampling(sampling.temperature(), sampling.topP(), sampling.topK()));
   }
 
   private ChatTurn run(List<ChatMessage> messages, String who, SamplingParams params) throws PolicyException {
@@ -122,9 +127,9 @@ public final class DjlPolicy implements Policy, AutoCloseable {
     }
   }
 
-  private SamplingParams params(long seed) {
+  private SamplingParams params(long seed, int maxNewTokens) {
     return new SamplingParams(sampling.temperature(), sampling.topP(), sampling.topK(),
-        sampling.maxNewTokens(), seed, Set.of());
+        Math.min(sampling.maxNewTokens(), maxNewTokens), seed, Set.of());
   }
 
   /** SplitMix64's finaliser: nearby inputs give unrelated seeds. */

@@ -22,6 +22,15 @@ public interface Policy {
     return complete(node, prompt);
   }
 
+  /**
+   * As {@link #complete(NodePath, String, long)}, generating at most {@code maxNewTokens} tokens
+   * (what is left of the tree's budget); the tokens are counted against that budget. Policies with
+   * a token limit of their own override this to respect the bound.
+   */
+  default Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) throws PolicyException {
+    return Generation.ofText(complete(node, prompt, seed));
+  }
+
   /** The policy could not answer; the node ends with status {@code policy_error}. */
   final class PolicyException extends Exception {
     public PolicyException(String message) {

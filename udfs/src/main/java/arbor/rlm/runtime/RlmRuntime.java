@@ -229,12 +229,10 @@ public final class RlmRuntime implements AutoCloseable {
       throw new IllegalStateException("the RLM runtime is closed");
     }
     DjlPolicySettings djl = config.policy().djl();
-    if (holders.isEmpty() && djl.torchThreads() > 0) {
-      TorchThreads.set(djl.torchThreads());
+    if (holders.isEmpty()) {
+      TorchThreads.configure(djl.torchThreads());
     }
-    DjlPolicySettings.Engine e = djl.engine();
-    ModelHolder h = ModelHolder.shared(device, versions,
-        new GenerationEngine.Options(e.maxBatch(), e.prefillChunk(), e.initialCapacity()));
+    ModelHolder h = ModelHolder.shared(device, versions, GenerationEngine.Options.of(djl.engine()));
     holders.add(h);
     return h;
   }

@@ -47,7 +47,7 @@ public final class TreeRows {
    */
   public static final String INFRA_ERROR = "infra_error";
   /** The status of a node whose REPL was lost to another node's cell and could not be restored. */
-  public static final String SANDBOX_LOST = "sandbox_lost";
+  public static final String SANDBOX_LOST = NodeStatus.SANDBOX_LOST.key();
 
   public static final StructType TASK = new StructType()
       .add(RUN_ID, DataTypes.StringType, false)
@@ -141,7 +141,8 @@ public final class TreeRows {
     return switch (n.status()) {
       case FINAL -> null;
       case MAX_TURNS -> "used its " + n.turns().size() + " turns without a final answer";
-      case SANDBOX_ERROR -> "its sandbox was lost (a runaway cell, or the worker died)";
+      case SANDBOX_ERROR -> "its own cell ran away (ignored its interrupt) and cost it its REPL";
+      case SANDBOX_LOST -> "its REPL was lost to another node's cell or a worker failure and could not be restored";
       case POLICY_ERROR -> "the policy failed to answer";
       case CANCELLED -> "stopped because an ancestor stopped";
       case BUDGET -> "a budget of its tree ran out (nodes, tokens or wall time)";

@@ -30,6 +30,11 @@ public record CellResult(
     return finalJson != null;
   }
 
+  /** A runaway cell whose REPL was given up for it. */
+  public static CellResult killed(String why, long activeMillis) {
+    return new CellResult(CellStatus.KILLED, "", why, 0, null, List.of(), activeMillis);
+  }
+
   /** A cell that never ran to an answer because its sandbox is gone. */
   public static CellResult lost(String why, long activeMillis) {
     return new CellResult(CellStatus.SANDBOX_LOST, "", why, 0, null, List.of(), activeMillis);

@@ -42,13 +42,13 @@ final class CellWatch {
             + " and did not stop when interrupted (a long-running built-in?); its sandbox was "
             + "killed and the REPL state is lost.\n";
         stopper.kill(why);
-        return CellResult.lost(why, active / 1_000_000);
+        return CellResult.killed(why, active / 1_000_000);
       }
       long wait = interrupted ? POLL_NANOS : Math.max(1, Math.min(POLL_NANOS * 4, limit - active));
       try {
         CellResult result = cell.get(wait, TimeUnit.NANOSECONDS);
         result = result.withActiveMillis(clock.activeNanos() / 1_000_000);
-        if (interrupted && result.status() != CellStatus.SANDBOX_LOST) {
+        if (interrupted && !result.status().replGone()) {
           return result.withStatus(CellStatus.TIMED_OUT, "TimeoutError: the cell ran past its "
               + "wall-time limit of " + seconds(limits) + " and was stopped; variables assigned "
               + "before that are kept.\n");

@@ -58,14 +58,22 @@ public final class InProcessSandbox implements Sandbox {
         return CellResult.lost("this REPL was lost earlier; start a new node\n", 0);
       }
       clock.startPaused();
+      // Given back once, by whichever comes first: the cell's end, or its being given up.
+      java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+      Runnable giveBack = () -> {
+        if (held.compareAndSet(true, false)) {
+          slots.release();
+        }
+      };
       Future<CellResult> cell = cells.submit(() -> {
         slots.acquire();
+        held.set(true);
         clock.resume();
         try {
           return python.run(code);
         } finally {
           clock.pause();
-          slots.release();
+          giveBack.run();
         }
       });
       CellResult result = CellWatch.await(cell, clock, limits, new CellWatch.Stopper() {
@@ -82,15 +90,18 @@ public final class InProcessSandbox implements Sandbox {
 
         @Override
         public void kill(String why) {
+          // Nothing here can be killed: the runaway computes on, but on no slot of the others.
           lost = true;
+          giveBack.run();
         }
 
         @Override
         public void abandon() {
           lost = true;
+          giveBack.run();
         }
       });
-      lost |= result.status() == CellStatus.SANDBOX_LOST;
+      lost |= result.status().replGone();
       return result;
     }
 

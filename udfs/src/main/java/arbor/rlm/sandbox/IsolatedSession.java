@@ -3,46 +3,90 @@ package arbor.rlm.sandbox;
 import arbor.rlm.sandbox.WorkerProtocol.Call;
 import arbor.rlm.sandbox.WorkerProtocol.Reply;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
-/** The host side of one REPL that lives in a sandbox worker process. */
+/**
+ * The host side of one REPL that lives in a sandbox worker process. It records every cell it ran
+ * with the answers its host calls got, so that when the worker is lost to something this REPL did
+ * not do (another REPL's runaway cell, a crash, a worker that stopped answering), the REPL is
+ * restored in a fresh worker by running those cells again with the recorded answers: the
+ * variables come back, and no child or completion runs twice. A cell that was running when the
+ * worker went is run again the same way; a host call it was waiting for is still awaited, not
+ * repeated. A REPL that cannot be restored (its history was interrupted or is too long to replay,
+ * a replayed cell did something else than the first time, no worker would start) is lost.
+ */
 final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
   private final WorkerPool pool;
-  private final WorkerProcess worker;
   private final long sid;
+  private final String contextJson;
   private final HostBridge bridge;
   private final SandboxLimits limits;
   private final CellClock clock = new CellClock();
+  private final List<Cell> history = new ArrayList<>();
+  private volatile WorkerProcess worker;
   private volatile CompletableFuture<CellResult> running;
+  /** The cell whose host calls the worker is making now: the running one, or one being replayed. */
+  private volatile Cell calling;
+  /** Where a replayed cell's result goes while the REPL is being restored. */
+  private volatile CompletableFuture<CellResult> replaying;
+  /** Completes when a restore that is under way ends (true: restored). */
+  private volatile CompletableFuture<Boolean> restoring = CompletableFuture.completedFuture(true);
+  /** A cancelled cell still running in the worker: the REPL's slot is freed when it ends. */
+  private volatile CompletableFuture<CellResult> abandoned;
   private volatile String lostBecause;
+  private volatile String unrestorable;
+  private long historyActiveMillis;
   private boolean closed;
 
-  IsolatedSession(WorkerPool pool, WorkerProcess worker, long sid, HostBridge bridge, SandboxLimits limits) {
+  /** One executed cell, and the outcome of each host call it made, in order. */
+  private static final class Cell {
+    final String code;
+    final List<String> callKeys = new ArrayList<>();
+    final List<CompletableFuture<Reply>> replies = new ArrayList<>();
+    CellStatus status;
+    List<String> variables;
+    int cursor;
+    /** The worker cleared the REPL after this cell: the cell is not part of its state. */
+    volatile boolean resetAfter;
+
+    Cell(String code) {
+      this.code = code;
+    }
+  }
+
+  IsolatedSession(WorkerPool pool, WorkerProcess worker, long sid, String contextJson, HostBridge bridge,
+      SandboxLimits limits) {
     this.pool = pool;
     this.worker = worker;
     this.sid = sid;
-    // The worker says when the cell computes (Running messages); the clock follows it.
+    this.contextJson = contextJson;
     this.bridge = bridge;
     this.limits = limits;
   }
 
   @Override
   public CellResult execute(String code) {
+    // A restore after a loss between cells must finish before the next cell can run.
+    restoring.join();
     if (lostBecause != null) {
       return CellResult.lost(lostBecause, 0);
     }
-    CompletableFuture<CellResult> cell = new CompletableFuture<>();
-    running = cell;
-    if (lostBecause != null) {
-      cell.complete(CellResult.lost(lostBecause, 0));
+    Cell cell = new Cell(code);
+    CompletableFuture<CellResult> result = new CompletableFuture<>();
+    synchronized (this) {
+      calling = cell;
+      running = result;
     }
     clock.startPaused();
     try {
       worker.send(new WorkerProtocol.Exec(sid, code));
     } catch (IOException e) {
-      onLost("SandboxError: the sandbox worker is gone (" + e.getMessage() + "); the REPL state is lost.\n");
+      // The worker is going; its reader reports the loss and the restore runs the cell again.
     }
-    CellResult result = CellWatch.await(cell, clock, limits, new CellWatch.Stopper() {
+    CellResult r = CellWatch.await(result, clock, limits, new CellWatch.Stopper() {
       @Override
       public void interrupt() {
         try {
@@ -61,33 +105,116 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
       @Override
       public void abandon() {
         lostBecause = "this REPL was cancelled\n";
+        abandoned = result;
+        // The cell may be a built-in that ignores interrupts: past its grace it costs its worker.
+        pool.watchAbandoned(IsolatedSession.this, result);
       }
     });
-    running = null;
-    return result;
+    synchronized (this) {
+      running = null;
+      calling = null;
+      cell.status = r.status();
+      cell.variables = r.variables();
+      if (r.status() == CellStatus.TIMED_OUT) {
+        unrestorable = "a cell of it was interrupted, so its state cannot be rebuilt exactly";
+      }
+      if (!r.status().replGone() && !cell.resetAfter) {
+        history.add(cell);
+        historyActiveMillis += r.activeMillis();
+      }
+    }
+    return r;
+  }
+
+  WorkerProcess worker() {
+    return worker;
+  }
+
+  long sid() {
+    return sid;
   }
 
   @Override
-  public void onResult(CellResult result) {
-    CompletableFuture<CellResult> cell = running;
-    if (cell != null) {
-      cell.complete(result);
+  public void onResult(CellResult result, boolean reset) {
+    if (reset) {
+      // The worker cleared the REPL: as fresh, so nothing before this point needs replaying.
+      synchronized (this) {
+        history.clear();
+        historyActiveMillis = 0;
+        unrestorable = null;
+        Cell cell = calling;
+        if (cell != null) {
+          cell.resetAfter = true;
+        }
+      }
+    }
+    CompletableFuture<CellResult> target = replaying != null ? replaying : running;
+    if (target == null) {
+      target = abandoned;
+    }
+    if (target != null) {
+      target.complete(result);
     }
   }
 
   @Override
   public Reply onCall(Call call) {
+    Cell cell = calling;
+    if (cell == null) {
+      return new Reply(call.callId(), null, "the REPL that called is not running a cell");
+    }
+    String key = call.name() + " " + call.argsJson();
+    CompletableFuture<Reply> outcome;
+    boolean live;
+    synchronized (this) {
+      int k = cell.cursor++;
+      if (k < cell.replies.size()) {
+        // Replaying: the same call must come again, and gets the answer it got the first time.
+        if (!cell.callKeys.get(k).equals(key)) {
+          diverged("a replayed cell made a different host call (" + call.name() + ") than the first time");
+          return new Reply(call.callId(), null, "the REPL could not be restored");
+        }
+        outcome = cell.replies.get(k);
+        live = false;
+      } else {
+        outcome = new CompletableFuture<>();
+        cell.callKeys.add(key);
+        cell.replies.add(outcome);
+        live = true;
+      }
+    }
+    if (live) {
+      outcome.complete(answer(call));
+    }
+    // A call still in flight from before the loss is awaited here, not repeated.
+    Reply got = outcome.join();
+    return new Reply(call.callId(), got.valueJson(), got.error());
+  }
+
+  private Reply answer(Call call) {
+    boolean lend = call.name().startsWith("rlm_query");
+    // A parent waiting for its children lends them its REPL slot, so it never starves them.
+    if (lend) {
+      pool.lend();
+    }
     try {
       return new Reply(call.callId(), bridge.call(call.name(), call.argsJson()), null);
     } catch (HostBridge.HostCallException e) {
       return new Reply(call.callId(), null, e.getMessage());
     } catch (RuntimeException e) {
       return new Reply(call.callId(), null, call.name() + " failed: " + e);
+    } finally {
+      if (lend) {
+        pool.reclaim();
+      }
     }
   }
 
   @Override
   public void onRunning(boolean computing) {
+    if (replaying != null) {
+      return; // a replayed earlier cell: its time was spent and counted the first time
+    }
     if (computing) {
       clock.resume();
     } else {
@@ -97,20 +224,158 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
 
   @Override
   public void onLost(String why) {
-    if (lostBecause == null) {
-      lostBecause = why;
+    String reason;
+    synchronized (this) {
+      if (closed || lostBecause != null) {
+        failRunning(lostBecause != null ? lostBecause : why);
+        return;
+      }
+      reason = restoreRefusal();
+      if (reason == null) {
+        restoring = new CompletableFuture<>();
+        // The time until the cell runs again on the fresh worker is not the cell's.
+        clock.startPaused();
+      }
     }
+    if (reason != null) {
+      lose(why.strip() + "; it could not be restored: " + reason + ".\n");
+      return;
+    }
+    Thread.ofVirtual().name("arbor-restore-" + sid).start(() -> restore(why));
+  }
+
+  private String restoreRefusal() {
+    if (pool.restoreBudget().isZero()) {
+      return "restoring REPLs is switched off (sandbox.restore_max_active = 0)";
+    }
+    if (unrestorable != null) {
+      return unrestorable;
+    }
+    if (historyActiveMillis > pool.restoreBudget().toMillis()) {
+      return "its cells computed for " + historyActiveMillis / 1000 + " s, more than "
+          + pool.restoreBudget().toSeconds() + " s may be replayed";
+    }
+    return null;
+  }
+
+  /** Opens the REPL again in a fresh worker and replays its history, then the running cell. */
+  private void restore(String why) {
+    boolean ok = false;
+    try {
+      WorkerProcess fresh = pool.reopen(this, contextJson);
+      worker = fresh;
+      List<Cell> cells;
+      synchronized (this) {
+        cells = List.copyOf(history);
+      }
+      for (Cell cell : cells) {
+        if (!replay(fresh, cell)) {
+          return;
+        }
+      }
+      Cell current;
+      synchronized (this) {
+        if (lostBecause != null) {
+          return;
+        }
+        current = running != null ? calling : null;
+        if (current != null) {
+          current.cursor = 0;
+          calling = current;
+        }
+      }
+      if (current != null) {
+        // The interrupted cell starts over on the fresh worker; its clock starts over with it.
+        clock.startPaused();
+        fresh.send(new WorkerProtocol.Exec(sid, current.code));
+      }
+      ok = true;
+    } catch (IOException | RuntimeException e) {
+      lose(why.strip() + "; it could not be restored: " + e.getMessage() + ".\n");
+    } finally {
+      restoring.complete(ok);
+    }
+  }
+
+  /** Runs one recorded cell again; false (and the REPL lost) when it did not end as before. */
+  private boolean replay(WorkerProcess fresh, Cell cell) throws IOException {
+    CompletableFuture<CellResult> result = new CompletableFuture<>();
+    Cell interrupted;
+    synchronized (this) {
+      interrupted = running != null ? calling : null;
+      cell.cursor = 0;
+      calling = cell;
+      replaying = result;
+    }
+    try {
+      fresh.send(new WorkerProtocol.Exec(sid, cell.code));
+      CellResult r = result.get(limits.cellWallTime().toMillis() + limits.interruptGrace().toMillis() * 2 + 10_000,
+          TimeUnit.MILLISECONDS);
+      if (r.status() != cell.status || !r.variables().equals(cell.variables)) {
+        diverged("a replayed cell ended differently (" + r.status() + ") than the first time (" + cell.status + ")");
+        return false;
+      }
+      return lostBecause == null;
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      diverged("a replayed cell did not end in time");
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      diverged("interrupted while replaying");
+      return false;
+    } finally {
+      synchronized (this) {
+        replaying = null;
+        calling = interrupted;
+      }
+    }
+  }
+
+  private void diverged(String why) {
+    lose("SandboxError: this REPL's worker was lost and the REPL could not be restored: " + why
+        + "; the REPL state is lost.\n");
+  }
+
+  private void lose(String why) {
+    synchronized (this) {
+      if (lostBecause == null) {
+        lostBecause = why;
+      }
+    }
+    failRunning(why);
+  }
+
+  private void failRunning(String why) {
     CompletableFuture<CellResult> cell = running;
     if (cell != null) {
       cell.complete(CellResult.lost(why, 0));
     }
+    CompletableFuture<CellResult> replay = replaying;
+    if (replay != null) {
+      replay.complete(CellResult.lost(why, 0));
+    }
+    CompletableFuture<CellResult> gone = abandoned;
+    if (gone != null) {
+      gone.complete(CellResult.lost(why, 0));
+    }
   }
 
   @Override
-  public synchronized void close() {
-    if (!closed) {
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
       closed = true;
-      pool.release(worker, sid);
     }
+    restoring.join();
+    CompletableFuture<CellResult> gone = abandoned;
+    if (gone != null && !gone.isDone()) {
+      // Closing the REPL under a running cell would block the worker; free it once the cell ends.
+      WorkerProcess w = worker;
+      gone.whenComplete((r, e) -> pool.release(w, sid));
+      return;
+    }
+    pool.release(worker, sid);
   }
 }

@@ -37,13 +37,17 @@ public final class PythonSession implements AutoCloseable {
   private final Context context;
   private final Value run;
   private final Value restore;
+  private final Value footprint;
+  private final Value reset;
   private final CappedOutput out;
   private final CappedOutput err;
 
-  private PythonSession(Context context, Value run, Value restore, CappedOutput out, CappedOutput err) {
+  private PythonSession(Context context, Value fns, CappedOutput out, CappedOutput err) {
     this.context = context;
-    this.run = run;
-    this.restore = restore;
+    this.run = fns.getArrayElement(0);
+    this.restore = fns.getArrayElement(1);
+    this.footprint = fns.getArrayElement(2);
+    this.reset = fns.getArrayElement(3);
     this.out = out;
     this.err = err;
   }
@@ -77,7 +81,7 @@ public final class PythonSession implements AutoCloseable {
           String.join(",", ALLOWED_MODULES));
       out.take();
       err.take();
-      return new PythonSession(context, fns.getArrayElement(0), fns.getArrayElement(1), out, err);
+      return new PythonSession(context, fns, out, err);
     } catch (RuntimeException e) {
       context.close(true);
       throw e;
@@ -125,6 +129,24 @@ public final class PythonSession implements AutoCloseable {
     long millis = (System.nanoTime() - t0) / 1_000_000;
     return new CellResult(status, o.text(), stderr, o.droppedBytes() + r.droppedBytes(), finalJson,
         variables, millis);
+  }
+
+  /** About how many bytes the REPL's variables hold (containers estimated from a sample). */
+  public long footprint() {
+    try {
+      return footprint.execute().asLong();
+    } catch (PolyglotException e) {
+      // The estimate is a safeguard; a REPL that breaks it keeps its variables (the worker's -Xmx holds).
+      System.err.println("arbor: the footprint of a REPL could not be estimated: " + e.getMessage());
+      return 0;
+    }
+  }
+
+  /** Clears the REPL's variables: it is as freshly opened, with the same context. */
+  public void reset() {
+    reset.execute();
+    out.take();
+    err.take();
   }
 
   /**

@@ -7,6 +7,8 @@ import arbor.rlm.sandbox.WorkerProtocol.Interrupt;
 import arbor.rlm.sandbox.WorkerProtocol.Message;
 import arbor.rlm.sandbox.WorkerProtocol.Open;
 import arbor.rlm.sandbox.WorkerProtocol.Opened;
+import arbor.rlm.sandbox.WorkerProtocol.Ping;
+import arbor.rlm.sandbox.WorkerProtocol.Pong;
 import arbor.rlm.sandbox.WorkerProtocol.Ready;
 import arbor.rlm.sandbox.WorkerProtocol.Reply;
 import arbor.rlm.sandbox.WorkerProtocol.Result;
@@ -19,6 +21,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,13 +44,16 @@ public final class WorkerMain {
   private final Map<Long, PythonSession> sessions = new ConcurrentHashMap<>();
   private final Map<Long, CompletableFuture<Reply>> calls = new ConcurrentHashMap<>();
   private final AtomicLong callIds = new AtomicLong();
+  private final Map<Long, SlotHold> holds = new ConcurrentHashMap<>();
+  private final long replHeapBytes;
   // One platform thread per running cell: a cell blocks its thread until it ends.
   private final ExecutorService threads = Executors.newCachedThreadPool(
       Thread.ofPlatform().daemon().name("arbor-worker-", 0).factory());
 
-  private WorkerMain(DataOutputStream out, int cellSlots) {
+  private WorkerMain(DataOutputStream out, int cellSlots, int replHeapMb) {
     this.out = out;
     this.slots = new CpuSlots(cellSlots);
+    this.replHeapBytes = replHeapMb * (1L << 20);
   }
 
   public static void main(String[] args) throws IOException {
@@ -58,7 +64,8 @@ public final class WorkerMain {
     ProcessHandle.current().parent().ifPresent(
         parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
     int cellSlots = args.length > 0 ? Integer.parseInt(args[0]) : Runtime.getRuntime().availableProcessors();
-    new WorkerMain(protocol, cellSlots).serve(new DataInputStream(new BufferedInputStream(System.in)));
+    int replHeapMb = args.length > 1 ? Integer.parseInt(args[1]) : Integer.MAX_VALUE >> 20;
+    new WorkerMain(protocol, cellSlots, replHeapMb).serve(new DataInputStream(new BufferedInputStream(System.in)));
     Runtime.getRuntime().halt(0);
   }
 
@@ -71,7 +78,15 @@ public final class WorkerMain {
       switch (message) {
         case Open open -> threads.execute(() -> open(open));
         case Exec exec -> threads.execute(() -> exec(exec));
-        case Interrupt interrupt -> threads.execute(() -> interrupt(interrupt));
+        case Interrupt interrupt -> {
+          // A cell past its limit computes no longer on a slot: the others go on at once.
+          SlotHold hold = holds.get(interrupt.sid());
+          if (hold != null) {
+            hold.overrun();
+          }
+          threads.execute(() -> interrupt(interrupt));
+        }
+        case Ping ping -> send(new Pong(ping.seq()));
         case Close close -> threads.execute(() -> {
           PythonSession session = sessions.remove(close.sid());
           if (session != null) {
@@ -103,18 +118,71 @@ public final class WorkerMain {
   private void exec(Exec exec) {
     PythonSession session = sessions.get(exec.sid());
     if (session == null) {
-      send(new Result(exec.sid(), CellResult.lost("no REPL " + exec.sid() + " in this worker\n", 0)));
+      send(new Result(exec.sid(), CellResult.lost("no REPL " + exec.sid() + " in this worker\n", 0), false));
       return;
     }
     CellResult result;
-    slots.acquire();
-    send(new Running(exec.sid(), true));
+    SlotHold hold = new SlotHold();
+    holds.put(exec.sid(), hold);
+    if (hold.acquire()) {
+      send(new Running(exec.sid(), true));
+    }
     try {
       result = session.run(exec.code());
     } finally {
-      slots.release();
+      hold.release();
+      holds.remove(exec.sid());
     }
-    send(new Result(exec.sid(), result));
+    boolean reset = false;
+    Runtime rt = Runtime.getRuntime();
+    // Only when memory is getting short is it worth asking who holds it (a sampled estimate).
+    if (rt.totalMemory() - rt.freeMemory() > rt.maxMemory() / 2) {
+      long kept = session.footprint();
+      if (kept > replHeapBytes) {
+        session.reset();
+        reset = true;
+        result = new CellResult(CellStatus.RAISED, result.stdout(), result.stderr() + (result.stderr().isEmpty()
+            || result.stderr().endsWith("\n") ? "" : "\n") + "MemoryError: this REPL kept about " + (kept >> 20)
+            + " MB after the cell, more than the " + (replHeapBytes >> 20) + " MB one REPL may keep; its "
+            + "variables were cleared so that the REPLs sharing its worker keep their memory. Keep less "
+            + "(slices, counts, the spans you need) and recompute what you lost.\n",
+            result.droppedChars(), result.finalJson(), List.of(), result.activeMillis());
+      }
+    }
+    send(new Result(exec.sid(), result, reset));
+  }
+
+  /**
+   * The CPU slot of one running cell. Given back while the cell waits for the host, and for good
+   * once the cell has overrun its limit and been interrupted: a runaway keeps no slot from others.
+   */
+  private final class SlotHold {
+    private final java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean overran;
+
+    /** Takes a slot unless the cell has overrun; true when it holds one. */
+    boolean acquire() {
+      if (overran) {
+        return false;
+      }
+      slots.acquire();
+      if (overran || !held.compareAndSet(false, true)) {
+        slots.release();
+        return false;
+      }
+      return true;
+    }
+
+    void release() {
+      if (held.compareAndSet(true, false)) {
+        slots.release();
+      }
+    }
+
+    void overrun() {
+      overran = true;
+      release();
+    }
   }
 
   private void interrupt(Interrupt interrupt) {
@@ -133,7 +201,10 @@ public final class WorkerMain {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     calls.put(id, reply);
     // Waiting for the host (a child may take minutes) holds no CPU slot and stops the clock.
-    slots.release();
+    SlotHold hold = holds.get(sid);
+    if (hold != null) {
+      hold.release();
+    }
     send(new Running(sid, false));
     send(new Call(sid, id, name, argsJson));
     try {
@@ -149,8 +220,9 @@ public final class WorkerMain {
       throw new HostBridge.HostCallException(name + " failed: " + e.getCause());
     } finally {
       calls.remove(id);
-      slots.acquire();
-      send(new Running(sid, true));
+      if (hold != null && hold.acquire()) {
+        send(new Running(sid, true));
+      }
     }
   }
 

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -71,7 +76,7 @@ public final class WorkerPool implements Sandbox {
     // Bounded wait: a parent holds its slot while its children wait for theirs, so a pool
     // too small for the tree would otherwise deadlock; the child fails instead, with a reason.
     try {
-      if (!slots.tryAcquire(config.startTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      if (!slots.tryAcquire(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
         throw new SandboxUnavailableException("no free REPL slot within " + config.startTimeout()
             + " (" + config.workers() + " workers x " + config.sessionsPerWorker()
             + " sessions); raise the pool's size for this many concurrent nodes", null);
@@ -84,7 +89,7 @@ public final class WorkerPool implements Sandbox {
       long sid = sessionIds.incrementAndGet();
       for (int attempt = 1; ; attempt++) {
         WorkerProcess worker = pick();
-        IsolatedSession session = new IsolatedSession(this, worker, sid, bridge, limits);
+        IsolatedSession session = new IsolatedSession(this, worker, sid, contextJson, bridge, limits);
         String error = worker.open(sid, contextJson, limits.maxOutputChars(), session,
             config.startTimeout().toMillis());
         if (error == null) {
@@ -103,6 +108,52 @@ public final class WorkerPool implements Sandbox {
   void release(WorkerProcess worker, long sid) {
     worker.forget(sid);
     slots.release();
+  }
+
+  /** Opens REPL {@code session} again, in a live worker, after its own was lost. */
+  WorkerProcess reopen(IsolatedSession session, String contextJson) {
+    for (int attempt = 1; ; attempt++) {
+      WorkerProcess worker = pick();
+      String error = worker.open(session.sid(), contextJson, limits.maxOutputChars(), session,
+          config.startTimeout().toMillis());
+      if (error == null) {
+        return worker;
+      }
+      if (worker.alive() || attempt == 2) {
+        throw new SandboxUnavailableException(error, null);
+      }
+    }
+  }
+
+  Duration restoreBudget() {
+    return config.restoreMaxActive();
+  }
+
+  /** A session waiting for its children gives its slot to them... */
+  void lend() {
+    slots.release();
+  }
+
+  /** ...and takes one back when they have answered. */
+  void reclaim() {
+    slots.acquireUninterruptibly();
+  }
+
+  /**
+   * A cancelled node's cell was interrupted and its REPL given up, but a built-in that ignores
+   * interrupts would compute on: past the grace period it costs its worker, like any runaway.
+   */
+  void watchAbandoned(IsolatedSession session, CompletableFuture<CellResult> cell) {
+    WorkerProcess worker = session.worker();
+    Thread.ofVirtual().name("arbor-abandoned-" + session.sid()).start(() -> {
+      try {
+        cell.get(limits.interruptGrace().toMillis() * 2 + 1_000, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        kill(worker, "a cancelled cell ignored its interrupt");
+      } catch (InterruptedException | ExecutionException e) {
+        // nothing to do: the cell ended one way or another
+      }
+    });
   }
 
   /** Kills a worker whose cell ran away; its other REPLs are lost too. */

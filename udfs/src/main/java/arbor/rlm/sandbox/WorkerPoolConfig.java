@@ -20,6 +20,15 @@ import java.util.List;
  * @param logDir where worker logs go, or null to discard them
  * @param cellsPerWorker cells one worker computes at once; more wait for a slot, with their
  *     clocks stopped [cores / workers, at least 1]
+ * @param restoreMaxActive a REPL lost with its worker (killed for another REPL's cell, died,
+ *     stopped answering) is restored in a fresh worker by replaying its cells, when their
+ *     computing time together is at most this; zero restores none [60 s]
+ * @param heartbeatInterval how often the host asks each worker whether it still answers [2 s]
+ * @param heartbeatTimeout a worker that has not answered for this long is killed and its REPLs
+ *     restored [20 s]
+ * @param replHeapMb what one REPL may keep after its cell ends, checked when its worker's heap
+ *     is more than half full; a REPL keeping more has its variables cleared, with an error [
+ *     a quarter of workerHeapMb]
  */
 public record WorkerPoolConfig(
     int workers,
@@ -29,7 +38,11 @@ public record WorkerPoolConfig(
     Path resourceCache,
     Duration startTimeout,
     Path logDir,
-    int cellsPerWorker) {
+    int cellsPerWorker,
+    Duration restoreMaxActive,
+    Duration heartbeatInterval,
+    Duration heartbeatTimeout,
+    int replHeapMb) {
 
   public WorkerPoolConfig {
     if (workers < 1) {
@@ -44,7 +57,45 @@ public record WorkerPoolConfig(
     if (cellsPerWorker < 1) {
       throw new IllegalArgumentException("cellsPerWorker must be at least 1, got " + cellsPerWorker);
     }
+    if (restoreMaxActive.isNegative()) {
+      throw new IllegalArgumentException("restoreMaxActive must not be negative, got " + restoreMaxActive);
+    }
+    if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()
+        || heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
+      throw new IllegalArgumentException("heartbeatInterval must be positive and less than heartbeatTimeout, got "
+          + heartbeatInterval + " and " + heartbeatTimeout);
+    }
+    if (replHeapMb < 1) {
+      throw new IllegalArgumentException("replHeapMb must be at least 1, got " + replHeapMb);
+    }
     jvmOptions = List.copyOf(jvmOptions);
+  }
+
+  /** A pool with the default restore, heartbeat and per-REPL heap settings. */
+  public WorkerPoolConfig(int workers, int sessionsPerWorker, int workerHeapMb, List<String> jvmOptions,
+      Path resourceCache, Duration startTimeout, Path logDir, int cellsPerWorker) {
+    this(workers, sessionsPerWorker, workerHeapMb, jvmOptions, resourceCache, startTimeout, logDir, cellsPerWorker,
+        Duration.ofSeconds(60), Duration.ofSeconds(2), Duration.ofSeconds(20), Math.max(1, workerHeapMb / 4));
+  }
+
+  public WorkerPoolConfig withRestoreMaxActive(Duration d) {
+    return new WorkerPoolConfig(workers, sessionsPerWorker, workerHeapMb, jvmOptions, resourceCache, startTimeout,
+        logDir, cellsPerWorker, d, heartbeatInterval, heartbeatTimeout, replHeapMb);
+  }
+
+  public WorkerPoolConfig withHeartbeat(Duration interval, Duration timeout) {
+    return new WorkerPoolConfig(workers, sessionsPerWorker, workerHeapMb, jvmOptions, resourceCache, startTimeout,
+        logDir, cellsPerWorker, restoreMaxActive, interval, timeout, replHeapMb);
+  }
+
+  public WorkerPoolConfig withReplHeapMb(int mb) {
+    return new WorkerPoolConfig(workers, sessionsPerWorker, workerHeapMb, jvmOptions, resourceCache, startTimeout,
+        logDir, cellsPerWorker, restoreMaxActive, heartbeatInterval, heartbeatTimeout, mb);
+  }
+
+  public WorkerPoolConfig withStartTimeout(Duration d) {
+    return new WorkerPoolConfig(workers, sessionsPerWorker, workerHeapMb, jvmOptions, resourceCache, d,
+        logDir, cellsPerWorker, restoreMaxActive, heartbeatInterval, heartbeatTimeout, replHeapMb);
   }
 
   public static WorkerPoolConfig defaults() {

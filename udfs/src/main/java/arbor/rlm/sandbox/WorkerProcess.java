@@ -3,6 +3,8 @@ package arbor.rlm.sandbox;
 import arbor.rlm.sandbox.WorkerProtocol.Call;
 import arbor.rlm.sandbox.WorkerProtocol.Message;
 import arbor.rlm.sandbox.WorkerProtocol.Opened;
+import arbor.rlm.sandbox.WorkerProtocol.Ping;
+import arbor.rlm.sandbox.WorkerProtocol.Pong;
 import arbor.rlm.sandbox.WorkerProtocol.Ready;
 import arbor.rlm.sandbox.WorkerProtocol.Reply;
 import arbor.rlm.sandbox.WorkerProtocol.Result;
@@ -30,7 +32,8 @@ import java.util.concurrent.TimeoutException;
 final class WorkerProcess implements AutoCloseable {
   /** What the host side of a REPL hears from its worker. */
   interface Listener {
-    void onResult(CellResult result);
+    /** @param reset the worker cleared the REPL's variables after the cell (it kept too much) */
+    void onResult(CellResult result, boolean reset);
 
     /** A host callback made by the running cell; returns the reply to send back. */
     Reply onCall(Call call);
@@ -48,6 +51,8 @@ final class WorkerProcess implements AutoCloseable {
   private final Map<Long, CompletableFuture<String>> opening = new ConcurrentHashMap<>();
   private final CompletableFuture<Long> ready = new CompletableFuture<>();
   private volatile String deathReason;
+  private volatile long lastPong = System.nanoTime();
+  private final java.util.concurrent.atomic.AtomicBoolean pinging = new java.util.concurrent.atomic.AtomicBoolean();
 
   private WorkerProcess(int index, Process process) {
     this.index = index;
@@ -75,7 +80,44 @@ final class WorkerProcess implements AutoCloseable {
       throw new IOException("sandbox worker " + index + " did not start: " + e
           + (config.logDir() == null ? "" : "; see " + config.logDir()), e);
     }
+    worker.lastPong = System.nanoTime();
+    Thread.ofVirtual().name("arbor-worker-heartbeat-" + index).start(() -> worker.watch(config));
     return worker;
+  }
+
+  /**
+   * The heartbeat: a worker that stops answering (stopped, swapping, stuck in garbage collection)
+   * is killed, so its REPLs are restored elsewhere. Its own clock, not any cell's: a hung worker
+   * whose cells all wait would otherwise never be noticed.
+   */
+  private void watch(WorkerPoolConfig config) {
+    long timeout = config.heartbeatTimeout().toNanos();
+    long seq = 0;
+    while (alive()) {
+      try {
+        Thread.sleep(config.heartbeatInterval());
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (System.nanoTime() - lastPong > timeout) {
+        kill("the sandbox worker stopped answering for " + config.heartbeatTimeout().toMillis() / 1000.0
+            + " s (no heartbeat)");
+        return;
+      }
+      // Sent apart from the check: a worker that reads nothing can block a write, never the check.
+      if (pinging.compareAndSet(false, true)) {
+        long n = ++seq;
+        Thread.ofVirtual().start(() -> {
+          try {
+            send(new Ping(n));
+          } catch (IOException e) {
+            // the reader notices the death
+          } finally {
+            pinging.set(false);
+          }
+        });
+      }
+    }
   }
 
   /** The same JDK, classpath and module flags as this JVM, plus the pool's own options. */
@@ -102,6 +144,7 @@ final class WorkerProcess implements AutoCloseable {
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(WorkerMain.class.getName());
     cmd.add(String.valueOf(config.cellsPerWorker()));
+    cmd.add(String.valueOf(config.replHeapMb()));
     return cmd;
   }
 
@@ -219,6 +262,7 @@ final class WorkerProcess implements AutoCloseable {
   private void dispatch(Message message) {
     switch (message) {
       case Ready r -> ready.complete(r.pid());
+      case Pong p -> lastPong = System.nanoTime();
       case Opened o -> {
         CompletableFuture<String> f = opening.get(o.sid());
         if (f != null) {
@@ -228,7 +272,7 @@ final class WorkerProcess implements AutoCloseable {
       case Result r -> {
         Listener listener = listeners.get(r.sid());
         if (listener != null) {
-          listener.onResult(r.result());
+          listener.onResult(r.result(), r.reset());
         }
       }
       case Running r -> {

@@ -26,7 +26,9 @@ final class WorkerProtocol {
       @JsonSubTypes.Type(value = Opened.class, name = "opened"),
       @JsonSubTypes.Type(value = Result.class, name = "result"),
       @JsonSubTypes.Type(value = Call.class, name = "call"),
-      @JsonSubTypes.Type(value = Running.class, name = "running")})
+      @JsonSubTypes.Type(value = Running.class, name = "running"),
+      @JsonSubTypes.Type(value = Ping.class, name = "ping"),
+      @JsonSubTypes.Type(value = Pong.class, name = "pong")})
   sealed interface Message {}
 
   // host -> worker
@@ -38,6 +40,9 @@ final class WorkerProtocol {
 
   record Close(long sid) implements Message {}
 
+  /** Are you still there? Answered at once by the worker's reader, whatever its cells do. */
+  record Ping(long seq) implements Message {}
+
   /** The answer to a {@link Call}: a JSON value, or an error message when {@code error} is set. */
   record Reply(long callId, String valueJson, String error) implements Message {}
 
@@ -46,7 +51,10 @@ final class WorkerProtocol {
 
   record Opened(long sid, String error) implements Message {}
 
-  record Result(long sid, CellResult result) implements Message {}
+  /** @param reset the REPL kept too much heap after the cell and its variables were cleared */
+  record Result(long sid, CellResult result, boolean reset) implements Message {}
+
+  record Pong(long seq) implements Message {}
 
   record Call(long sid, long callId, String name, String argsJson) implements Message {}
 

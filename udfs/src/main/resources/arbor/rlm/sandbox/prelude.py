@@ -1,8 +1,11 @@
 # The REPL of one RLM node, evaluated once per GraalPy context by arbor.rlm.sandbox.PythonSession.
 # It defines one function, called with the host bridges; everything it builds lives in closures so
 # that the user namespace holds only the documented names. The hard boundary is the context's
-# configuration (no IO, host, process, thread, native or environment access): the import guard
-# and the restoration of reserved names below are conveniences on top of it, not the defence.
+# configuration (no IO, host, process, thread, native or environment access). On top of it, the
+# import allow-list holds against model code: the guard decides by the calling frame's globals
+# (never by file names), model code gets views of modules (no private names, no imported
+# modules), no code objects, and the names that lead from functions, frames, tracebacks, classes
+# and modules to the interpreter's internals are refused in its compiled code and in getattr.
 
 
 def __arbor_install(host_call, tool_call, context_json, allowed_csv):
@@ -12,27 +15,179 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     import traceback
 
     allowed = frozenset(allowed_csv.split(","))
-
     real_import = builtins.__import__
-    library = json.__file__.rsplit("/json/", 1)[0] + "/"
+    real_getattr, real_setattr, real_delattr, real_vars = getattr, setattr, delattr, vars
+    real_compile, real_exec, real_eval = compile, exec, eval
     getframe = sys._getframe
+    ModuleType = type(json)
+
+    # What model code may not touch, by name: the ways from a function, frame, traceback, class or
+    # module to the interpreter's internals (sys, the real import, other modules' globals).
+    # Checked in the compiled code of every cell and of every exec/eval it makes, and by the
+    # builtins that take attribute names as strings.
+    denied = frozenset((
+        "__globals__", "__closure__", "__code__", "__defaults__", "__kwdefaults__", "__func__",
+        "__self__", "__wrapped__", "__traceback__", "__subclasses__", "__dict__", "__get__",
+        "__getattribute__", "__setattr__", "__delattr__", "__reduce__", "__reduce_ex__",
+        "__loader__", "__spec__", "__builtins__", "__graalpython__", "__objclass__",
+        "tb_frame", "tb_next", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
+        "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code"))
+
+    def refuse(name):
+        raise PermissionError(
+            "'%s' is not allowed in this sandbox: the internals of functions, frames, tracebacks, "
+            "classes and modules are out of reach" % name)
+
+    def check_code(code, isinstance=isinstance, CodeType=type((lambda: 0).__code__)):
+        for name in code.co_names:
+            if name in denied:
+                refuse(name)
+        for const in code.co_consts:
+            if isinstance(const, CodeType):
+                check_code(const)
+
+    def checked_compile(source, mode):
+        code = real_compile(source, "<cell>", mode)
+        check_code(code)
+        return code
+
+    views = {}
+
+    def view(module):
+        # What model code gets for an allowed module: its public names, none of its imports (a
+        # module's private names and imported modules lead to sys and os), its allowed
+        # submodules as views too. string.Formatter looks attributes up by name with the real
+        # getattr, so it stays out.
+        name = module.__name__
+        v = views.get(name)
+        if v is None:
+            v = ModuleType(name, module.__doc__)
+            views[name] = v
+            for k, value in list(module.__dict__.items()):
+                if k.startswith("_") and k != "__all__":
+                    continue
+                if type(value) is ModuleType:
+                    if value.__name__.partition(".")[0] in allowed:
+                        real_setattr(v, k, view(value))
+                    continue
+                if name == "string" and k == "Formatter":
+                    continue
+                real_setattr(v, k, value)
+        return v
+
+    # Which code calls: the REPL namespace and anything not a loaded module's own globals is model
+    # code; a module's globals are the library's. Decided by the calling frame's globals, never by
+    # file names (model code can compile under any name), and model code cannot reach a real
+    # module's globals: it gets views of modules, and the names that lead to globals are refused.
+    library = [-1, frozenset()]
+
+    def from_model(frame_globals, len=len, id=id, type=type, list=list, frozenset=frozenset):
+        if frame_globals is ns:
+            return True
+        modules = sys.modules
+        # Almost always the module is registered under its own name: one lookup decides.
+        try:
+            named = modules.get(frame_globals.get("__name__"))
+            if named is not None and type(named) is ModuleType and named.__dict__ is frame_globals:
+                return False
+        except BaseException:
+            pass
+        if library[0] != len(modules):
+            library[1] = frozenset(id(m.__dict__) for m in list(modules.values()) if type(m) is ModuleType)
+            library[0] = len(modules)
+        return id(frame_globals) not in library[1]
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-        # The standard library importing its own dependencies passes; anything else is user code.
-        # (Code compiled under a library file name passes too; what it reaches is still refused
-        # by the context's configuration.)
-        caller = getframe(1).f_code.co_filename
-        from_library = caller.startswith(library) or caller.startswith("<frozen ")
-        if not from_library and (level != 0 or name.partition(".")[0] not in allowed):
+        if not from_model(getframe(1).f_globals):
+            return real_import(name, globals, locals, fromlist, level)
+        if level != 0 or not isinstance(name, str) or name.partition(".")[0] not in allowed:
             raise ImportError(
                 "import of '%s' is not allowed in this sandbox; allowed modules: %s"
                 % (name, ", ".join(sorted(allowed))))
-        return real_import(name, globals, locals, fromlist, level)
+        found = real_import(name, None, None, fromlist, 0)
+        if "." in name:
+            # A submodule imported after its package's view was made: the view gets it too.
+            parts = name.split(".")
+            parent = view(sys.modules[parts[0]])
+            for i in range(1, len(parts)):
+                child = sys.modules.get(".".join(parts[:i + 1]))
+                if child is None:
+                    break
+                real_setattr(parent, parts[i], view(child))
+                parent = view(child)
+        return view(found)
 
-    builtins.__import__ = guarded_import
+    def guarded_getattr(obj, name, *default):
+        if name in denied and from_model(getframe(1).f_globals):
+            refuse(name)
+        return real_getattr(obj, name, *default)
+
+    def guarded_setattr(obj, name, value):
+        if name in denied and from_model(getframe(1).f_globals):
+            refuse(name)
+        return real_setattr(obj, name, value)
+
+    def guarded_delattr(obj, name):
+        if name in denied and from_model(getframe(1).f_globals):
+            refuse(name)
+        return real_delattr(obj, name)
+
+    def namespace(frame, found):
+        # The REPL's globals hold __builtins__, and through it the interpreter's internals: model
+        # code sees them without the refused names (a snapshot, where they are module globals).
+        if found is frame.f_globals and from_model(frame.f_globals) and any(k in denied for k in found):
+            return {k: v for k, v in found.items() if k not in denied}
+        return found
+
+    def guarded_globals():
+        caller = getframe(1)
+        return namespace(caller, caller.f_globals)
+
+    def guarded_locals():
+        caller = getframe(1)
+        return namespace(caller, caller.f_locals)
+
+    def guarded_vars(*obj):
+        caller = getframe(1)
+        if not obj:
+            return namespace(caller, caller.f_locals)
+        found = real_vars(*obj)
+        if (not from_model(caller.f_globals) or isinstance(found, dict) and type(obj[0]) is not ModuleType
+                and not isinstance(obj[0], type)):
+            return found
+        return {k: v for k, v in found.items() if k not in denied}
+
+    def source_runner(real, mode):
+        # exec and eval: model code's source is compiled with the name check; with no globals
+        # given, they run in the caller's namespace (not in this prelude's).
+        def run_source(source, globals=None, locals=None, *rest, **kw):
+            caller = getframe(1)
+            if globals is None:
+                globals, locals = caller.f_globals, caller.f_locals
+            if from_model(caller.f_globals):
+                if not isinstance(source, (str, bytes)):
+                    raise TypeError("%s() takes source text in this sandbox" % mode)
+                source = checked_compile(source, mode)
+            return real(source, globals, locals, *rest, **kw)
+        return run_source
+
+    guarded_exec = source_runner(real_exec, "exec")
+    guarded_eval = source_runner(real_eval, "eval")
+
+    def guarded_compile(*args, **kw):
+        # No code objects for model code: one could be edited (code.replace) past the name check.
+        if from_model(getframe(1).f_globals):
+            raise PermissionError("compile() is not available in this sandbox; exec() and eval() take source text")
+        return real_compile(*args, **kw)
+
     for name in ("open", "exit", "quit", "help", "input", "breakpoint", "copyright", "credits",
                  "license"):
         builtins.__dict__.pop(name, None)
+    builtins.__dict__.update({
+        "__import__": guarded_import, "getattr": guarded_getattr, "setattr": guarded_setattr,
+        "delattr": guarded_delattr, "vars": guarded_vars, "exec": guarded_exec,
+        "eval": guarded_eval, "compile": guarded_compile, "globals": guarded_globals,
+        "locals": guarded_locals})
     saved_builtins = dict(builtins.__dict__)
 
     state = {"final": None}
@@ -137,8 +292,7 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
 
     # restore and run bind every name they use at definition time: model code may clear the
     # builtins or the json module's functions, and must still get a working REPL back.
-    def restore(isinstance=isinstance, dict=dict, list=list, sys=sys, builtins=builtins,
-                BaseException=BaseException):
+    def restore(isinstance=isinstance, dict=dict, list=list, BaseException=BaseException):
         sys.stdout, sys.stderr = real_stdout, real_stderr
         current = builtins.__dict__
         # One dict comparison in the runtime instead of hundreds of interpreted lookups, when (as
@@ -164,13 +318,13 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         ns["context_0"] = context
         ns["context"] = context
 
-    def run(code, BaseException=BaseException, compile=compile, exec=exec, type=type,
+    def run(code, BaseException=BaseException, exec=real_exec, type=type,
             print_exception=traceback.print_exception):
         # Returns [raised, final answer JSON or None, user variable names].
         state["final"] = None
         raised = False
         try:
-            exec(compile(code, "<cell>", "exec"), ns)
+            exec(checked_compile(code, "exec"), ns)
         except BaseException as e:  # SystemExit and KeyboardInterrupt are model errors too
             raised = True
             restore()
@@ -181,5 +335,45 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
             restore()
         return [raised, state["final"], user_names()]
 
+    from itertools import islice
+
+    # What one REPL keeps, roughly, in bytes of the worker's heap: containers are sized from a
+    # sample of their items, so that a list of a million strings costs a few dozen steps, not a
+    # million. (GraalPy's sys.getsizeof is no help here: it does not describe Java's heap.)
+    def footprint(isinstance=isinstance, len=len, list=list, dict=dict, str=str, bytes=bytes,
+                  sum=sum, islice=islice, BaseException=BaseException):
+        def approx(v, depth):
+            try:
+                if isinstance(v, str):
+                    return 48 + len(v)
+                if isinstance(v, (bytes, bytearray)):
+                    return 32 + len(v)
+                if isinstance(v, (dict, list, tuple, set, frozenset)):
+                    n = len(v)
+                    size = 64 + 16 * n
+                    if depth < 3 and n:
+                        if isinstance(v, dict):
+                            each = [approx(a, depth + 1) + approx(b, depth + 1) for a, b in islice(v.items(), 16)]
+                        else:
+                            each = [approx(a, depth + 1) for a in islice(v, 16)]
+                        if each:
+                            size += n * sum(each) // len(each)
+                    return size
+                return 32
+            except BaseException:
+                return 32
+        total = 0
+        for k in user_names():
+            total += approx(ns.get(k), 0)
+        return total
+
+    def reset(list=list):
+        # A REPL that kept too much: back to a fresh one, its context and built-ins intact.
+        for k in list(ns):
+            if k not in reserved and k not in ("__builtins__", "__name__"):
+                del ns[k]
+        state["final"] = None
+        restore()
+
     restore()
-    return [run, restore]
+    return [run, restore, footprint, reset]

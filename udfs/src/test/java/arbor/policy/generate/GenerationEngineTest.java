@@ -47,7 +47,7 @@ class GenerationEngineTest {
     int[] prompt = {1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7};
     // Chunk 4: the 11-token prompt is prefilled in three chunks.
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(4, 4, 8))) {
+        new GenerationEngine.Options(4, 4))) {
       Generation g = engine.generate(prompt, SamplingParams.greedy(20, Set.of()));
       assertEquals(20, g.tokenIds().length);
       assertEquals(Generation.FinishReason.LENGTH, g.finishReason());
@@ -79,15 +79,15 @@ class GenerationEngineTest {
     }
     List<Generation> alone = new ArrayList<>();
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(1, 4, 8))) {
+        new GenerationEngine.Options(1, 4))) {
       for (int i = 0; i < prompts.size(); i++) {
         alone.add(engine.generate(prompts.get(i), params.get(i)));
       }
     }
     // More requests than maxBatch: later ones wait, then join while others are mid-sequence.
-    // 12 running outgrow the cache's first 8 slots and 8 positions: it grows mid-flight.
+    // Blocks of 4 positions: sequences take new blocks mid-flight, several prompts share a step.
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(maxBatch, chunk, 8))) {
+        new GenerationEngine.Options(maxBatch, chunk).withKvBudget(1 << 20, 4))) {
       List<CompletableFuture<Generation>> futures = new ArrayList<>();
       for (int i = 0; i < prompts.size(); i++) {
         futures.add(engine.submit(prompts.get(i), params.get(i)));

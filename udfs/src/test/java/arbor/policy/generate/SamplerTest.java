@@ -2,11 +2,29 @@ package arbor.policy.generate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import java.util.Collections;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class SamplerTest {
+
+  private static NDManager manager;
+
+  @BeforeAll
+  static void open() {
+    manager = NDManager.newBaseManager();
+  }
+
+  @AfterAll
+  static void close() {
+    manager.close();
+  }
 
   // softmax([ln 4, ln 3, ln 2, ln 1]) = [0.4, 0.3, 0.2, 0.1]
   private static final float[] LOGITS = {
@@ -18,7 +36,7 @@ class SamplerTest {
 
   @Test
   void greedyPicksTheArgmaxWithItsLogProb() {
-    Sampler.Draw d = Sampler.sample(rows(1), 0, params(0, 1, 0), new SplittableRandom(1));
+    Sampler.Draw d = Sampler.sample(logits(1), params(0, 1, 0), new SplittableRandom(1));
     assertEquals(0, d.token());
     assertEquals(Math.log(0.4), d.logProb(), 1e-6);
   }
@@ -53,34 +71,38 @@ class SamplerTest {
   @Test
   void theLogProbIsUnderTheTemperatureScaledSoftmax() {
     // Temperature 0.5 squares the odds: [16, 9, 4, 1] / 30.
-    Sampler.Draw d = Sampler.sample(rows(0.5), 0, params(0.5, 1, 0), new SplittableRandom(3));
+    Sampler.Draw d = Sampler.sample(logits(1), params(0.5, 1, 0), new SplittableRandom(3));
     double[] p = {16 / 30.0, 9 / 30.0, 4 / 30.0, 1 / 30.0};
     assertEquals(Math.log(p[d.token()]), d.logProb(), 1e-6);
   }
 
+  @Test
+  void eachRowUsesItsOwnGeneratorWhateverElseIsInTheBatch() {
+    SamplingParams p = params(1, 0.9, 3);
+    Sampler.Draw alone = Sampler.sample(logits(1), p, new SplittableRandom(11));
+    NDArray batch = manager.create(LOGITS, new Shape(1, 4)).repeat(0, 3);
+    Sampler.Draw[] together = Sampler.sample(batch,
+        java.util.List.of(params(0, 1, 0), p, params(1, 1, 0)),
+        java.util.List.of(new SplittableRandom(5), new SplittableRandom(11),
+            new SplittableRandom(6)));
+    assertEquals(alone, together[1]);
+    assertEquals(0, together[0].token());
+  }
+
+  /** Draws {@code n} tokens from one generator, as n steps of one sequence would. */
   private static double[] frequencies(SamplingParams p, int n) {
     SplittableRandom rng = new SplittableRandom(7);
-    Sampler.Rows rows = rows(p.temperature());
+    NDArray rows = manager.create(LOGITS, new Shape(1, 4)).repeat(0, n);
     double[] f = new double[4];
-    for (int i = 0; i < n; i++) {
-      f[Sampler.sample(rows, 0, p, rng).token()] += 1.0 / n;
+    for (Sampler.Draw d : Sampler.sample(rows, Collections.nCopies(n, p),
+        Collections.nCopies(n, rng))) {
+      f[d.token()] += 1.0 / n;
     }
     return f;
   }
 
-  /** The engine's input: log-softmax(LOGITS / t) and its exp (t = 1 when greedy). */
-  private static Sampler.Rows rows(double temperature) {
-    double t = temperature == 0 ? 1 : temperature;
-    double z = 0;
-    for (float l : LOGITS) {
-      z += Math.exp(l / t);
-    }
-    float[] lp = new float[4];
-    float[] p = new float[4];
-    for (int i = 0; i < 4; i++) {
-      lp[i] = (float) (LOGITS[i] / t - Math.log(z));
-      p[i] = (float) Math.exp(lp[i]);
-    }
-    return new Sampler.Rows(lp, p, 4);
+  /** The logits as the engine hands them over: (1, vocab), temperature not yet applied. */
+  private static NDArray logits(int rows) {
+    return manager.create(LOGITS, new Shape(rows, 4));
   }
 }

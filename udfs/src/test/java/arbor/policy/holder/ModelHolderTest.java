@@ -49,7 +49,7 @@ class ModelHolderTest {
 
   private static ModelHolder holder(AtomicInteger loads) {
     return new ModelHolder(Device.cpu(), new CountingSource(HfFolderSource.perRun(root), loads),
-        new GenerationEngine.Options(4, 32, 64));
+        new GenerationEngine.Options(4, 32));
   }
 
   @Test

@@ -49,7 +49,7 @@ class PolicyForwardTest {
       List<ResponseSample> samples = new ArrayList<>();
       List<Generation> generations = new ArrayList<>();
       try (GenerationEngine engine = new GenerationEngine(model,
-          new GenerationEngine.Options(8, 5, 16))) {
+          new GenerationEngine.Options(8, 5))) {
         for (int i = 0; i < 6; i++) {
           int[] prompt = new int[4 + 3 * i];
           for (int j = 0; j < prompt.length; j++) {

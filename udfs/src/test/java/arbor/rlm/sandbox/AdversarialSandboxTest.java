@@ -31,20 +31,22 @@ class AdversarialSandboxTest {
   static final Path PWNED = DIR.resolve("pwned");
   static final String CONTEXT = "{\"p1\": \"Title one\\nAbstract\\nText one.\", \"p2\": \"Title two\\nText two.\"}";
 
-  // Where a program can reach the unguarded import: the guard's closure holds it. Reaching it is
-  // allowed; the context's configuration must still refuse everything dangerous behind it.
+  // The walk to the unguarded import through the guard's closure: refused by name, so every
+  // program built on it ends at its first line; the context's configuration would refuse what
+  // lies behind it anyway.
   static final String REAL_IMPORT = "imp = [c.cell_contents for c in __import__.__closure__ "
       + "if callable(c.cell_contents) and getattr(c.cell_contents, '__name__', '') == '__import__'][0]\n";
 
   // What the context's restrictions say when Python code reaches a forbidden operation.
   static final String DENIED = "PermissionError|not allowed|SandboxError";
+  static final String WALK_REFUSED = "'__closure__' is not allowed in this sandbox";
 
   enum Category { FILES, IMPORTS, HOST, PROCESS_NETWORK, THREADS_SIGNALS, EXIT, LOOPS, LONG_BUILTINS,
     MEMORY, RECURSION, OUTPUT, OVERWRITE }
 
   static final Set<CellStatus> ERROR = EnumSet.of(CellStatus.RAISED);
-  static final Set<CellStatus> STOPPED = EnumSet.of(CellStatus.TIMED_OUT, CellStatus.SANDBOX_LOST);
-  static final Set<CellStatus> ANY_FAILURE = EnumSet.of(CellStatus.RAISED, CellStatus.TIMED_OUT, CellStatus.SANDBOX_LOST);
+  static final Set<CellStatus> STOPPED = EnumSet.of(CellStatus.TIMED_OUT, CellStatus.KILLED);
+  static final Set<CellStatus> ANY_FAILURE = EnumSet.of(CellStatus.RAISED, CellStatus.TIMED_OUT, CellStatus.KILLED);
   static final Set<CellStatus> CLEAN = EnumSet.of(CellStatus.COMPLETED);
 
   /** One hostile program, the statuses it may end with, and what its stderr must say. */
@@ -73,8 +75,8 @@ class AdversarialSandboxTest {
         new Hostile(Category.FILES, "io.open", "import io\nio.open('/etc/passwd')", ERROR, "import of 'io' is not allowed"),
         new Hostile(Category.FILES, "os.listdir", "import os\nos.listdir('/')", ERROR, "import of 'os' is not allowed"),
         new Hostile(Category.FILES, "pathlib", "import pathlib\npathlib.Path('/etc/passwd').read_text()", ERROR, "import of 'pathlib' is not allowed"),
-        new Hostile(Category.FILES, "write through the real import", REAL_IMPORT + "imp('os').open(" + pw + ", 0o101)", ERROR, DENIED),
-        new Hostile(Category.FILES, "delete the canary", REAL_IMPORT + "imp('os').remove(" + canary + ")", ERROR, DENIED),
+        new Hostile(Category.FILES, "write through the real import", REAL_IMPORT + "imp('os').open(" + pw + ", 0o101)", ERROR, WALK_REFUSED),
+        new Hostile(Category.FILES, "delete the canary", REAL_IMPORT + "imp('os').remove(" + canary + ")", ERROR, WALK_REFUSED),
         new Hostile(Category.FILES, "FileIO from a subclass walk",
             "fio = [c for c in object.__subclasses__() if c.__name__ in ('FileIO', '_IOBase')]\n"
             + "import_io = [c for c in fio if c.__name__ == 'FileIO']\n(import_io or fio)[0](" + pw + ", 'w')",
@@ -84,8 +86,8 @@ class AdversarialSandboxTest {
         new Hostile(Category.IMPORTS, "__import__", "__import__('os')", ERROR, "import of 'os' is not allowed"),
         new Hostile(Category.IMPORTS, "importlib", "import importlib\nimportlib.import_module('os')", ERROR, "import of 'importlib' is not allowed"),
         new Hostile(Category.IMPORTS, "sys.modules", "import sys\nsys.modules['os']", ERROR, "import of 'sys' is not allowed"),
-        new Hostile(Category.IMPORTS, "__builtins__.__import__", "__builtins__['__import__']('subprocess')", ERROR, "import of 'subprocess' is not allowed"),
-        new Hostile(Category.IMPORTS, "__builtins__ dict", "vars(__builtins__)['__import__']('ctypes') if not isinstance(__builtins__, dict) else __builtins__['__import__']('ctypes')", ERROR, "import of 'ctypes' is not allowed"),
+        new Hostile(Category.IMPORTS, "__builtins__.__import__", "__builtins__['__import__']('subprocess')", ERROR, "'__builtins__' is not allowed"),
+        new Hostile(Category.IMPORTS, "__builtins__ dict", "vars(__builtins__)['__import__']('ctypes') if not isinstance(__builtins__, dict) else __builtins__['__import__']('ctypes')", ERROR, "'__builtins__' is not allowed"),
         new Hostile(Category.IMPORTS, "relative import", "from . import os", ERROR, "not allowed"),
         new Hostile(Category.IMPORTS, "exec in a library's globals", "import json\nexec('import os as o\\no.mkdir(" + pw.replace("'", "\\'") + ")', json.__dict__)", ERROR, DENIED),
         new Hostile(Category.IMPORTS, "BuiltinImporter from __subclasses__",
@@ -96,34 +98,56 @@ class AdversarialSandboxTest {
             "w = [c for c in ''.__class__.__mro__[-1].__subclasses__() if c.__name__ == '_wrap_close'][0]\n"
             + "w.__init__.__globals__['system']('touch ' + " + pw + ")", ERROR, DENIED + "|IndexError"),
         new Hostile(Category.IMPORTS, "function globals of a built-in", "g = FINAL.__globals__['__builtins__']\n(g['__import__'] if isinstance(g, dict) else g.__import__)('socket')", ERROR, "not allowed"),
-        new Hostile(Category.IMPORTS, "ctypes through the real import", REAL_IMPORT + "imp('ctypes').CDLL(None)", ERROR, "ImportError|" + DENIED),
+        new Hostile(Category.IMPORTS, "ctypes through the real import", REAL_IMPORT + "imp('ctypes').CDLL(None)", ERROR, WALK_REFUSED),
+        // --- walks around the allow-list: the guard's closure, library file names, frames, tracebacks
+        new Hostile(Category.IMPORTS, "the guard's closure through getattr", "getattr(__import__, '__clo' + 'sure__')", ERROR, WALK_REFUSED),
+        new Hostile(Category.IMPORTS, "compile under a library file name",
+            "import json\nexec(compile('import os\\nos.mkdir(" + pw.replace("'", "\\'") + ")', '/usr/lib/python3.11/json/__init__.py', 'exec'))",
+            ERROR, "compile\\(\\) is not available"),
+        new Hostile(Category.IMPORTS, "exec with a library file name in its globals",
+            "exec('import os', {'__name__': 'json', '__file__': '/usr/lib/python3.11/json/__init__.py'})", ERROR, "import of 'os' is not allowed"),
+        new Hostile(Category.IMPORTS, "frames through a traceback",
+            "try:\n  1/0\nexcept Exception as e:\n  tb = e.__traceback__\nf = tb.tb_frame.f_back\nf.f_globals['sys'].modules['os']", ERROR, "'__traceback__' is not allowed"),
+        new Hostile(Category.IMPORTS, "frames through a traceback, by getattr",
+            "try:\n  1/0\nexcept Exception as e:\n  tb = getattr(e, '__trace' + 'back__')", ERROR, "'__traceback__' is not allowed"),
+        new Hostile(Category.IMPORTS, "frames through a generator", "def g():\n  yield 1\nf = g().gi_frame.f_back.f_globals", ERROR, "'gi_frame' is not allowed"),
+        new Hostile(Category.IMPORTS, "hidden names in exec", "exec('FINAL.__glo' + 'bals__')", ERROR, "'__globals__' is not allowed"),
+        new Hostile(Category.IMPORTS, "a nested function reaching a closure", "def f():\n  def g():\n    return FINAL.__closure__\n  return g\nf()()", ERROR, WALK_REFUSED),
+        new Hostile(Category.IMPORTS, "an allowed module's imports", "import json\njson.codecs.sys.modules['os']", ERROR, "has no attribute 'codecs'"),
+        new Hostile(Category.IMPORTS, "an allowed module's private names", "import collections\ncollections._sys.modules['os']", ERROR, "has no attribute '_sys'"),
+        new Hostile(Category.IMPORTS, "string.Formatter's attribute lookup",
+            "import string\nstring.Formatter().get_field('0.__globals__', (FINAL,), {})", ERROR, "has no attribute 'Formatter'"),
+        new Hostile(Category.IMPORTS, "the interpreter's own module", "__graalpython__.sys.modules['os']", ERROR, "'__graalpython__' is not allowed"),
+        new Hostile(Category.IMPORTS, "the builtins through globals()", "globals()['__builtins__']['__graalpython__']", ERROR, "KeyError"),
+        new Hostile(Category.IMPORTS, "subclasses through vars(type)", "vars(type)['__subclasses__'](object)", ERROR, "KeyError"),
+        new Hostile(Category.IMPORTS, "a built-in's module", "import math\nmath.sqrt.__self__.__loader__.load_module('posix')", ERROR, "'__self__' is not allowed"),
         // --- host (Java) access
         new Hostile(Category.HOST, "import java", "import java\njava.type('java.lang.Runtime')", ERROR, "import of 'java' is not allowed"),
-        new Hostile(Category.HOST, "java.type through the real import", REAL_IMPORT + "imp('java').type('java.lang.Runtime').getRuntime()", ERROR, "host symbol java.lang.Runtime is not defined or access has been denied"),
-        new Hostile(Category.HOST, "polyglot eval", REAL_IMPORT + "imp('polyglot').eval(language='js', string='1')", ERROR, "polyglot access is not allowed|" + DENIED),
+        new Hostile(Category.HOST, "java.type through the real import", REAL_IMPORT + "imp('java').type('java.lang.Runtime').getRuntime()", ERROR, WALK_REFUSED),
+        new Hostile(Category.HOST, "polyglot eval", REAL_IMPORT + "imp('polyglot').eval(language='js', string='1')", ERROR, WALK_REFUSED),
         new Hostile(Category.HOST, "host proxy reflection",
             "hc = [c.cell_contents for c in llm_query.__closure__[0].cell_contents.__closure__ if not isinstance(c.cell_contents, str)]\n"
-            + "proxy = [x for x in hc if type(x).__name__ != 'function'][0]\nproxy.getClass().forName('java.lang.System')", ERROR, "AttributeError"),
-        new Hostile(Category.HOST, "environment", REAL_IMPORT + "print(dict(imp('os').environ))", CLEAN, "",
+            + "proxy = [x for x in hc if type(x).__name__ != 'function'][0]\nproxy.getClass().forName('java.lang.System')", ERROR, "'__closure__' is not allowed"),
+        new Hostile(Category.HOST, "environment", REAL_IMPORT + "print(dict(imp('os').environ))", ERROR, WALK_REFUSED,
             r -> !r.stdout().contains("PATH") && !r.stdout().contains("HOME") && !r.stdout().contains("JAVA")),
         // --- processes and network
         new Hostile(Category.PROCESS_NETWORK, "subprocess", "import subprocess\nsubprocess.run(['touch', " + pw + "])", ERROR, "import of 'subprocess' is not allowed"),
-        new Hostile(Category.PROCESS_NETWORK, "os.system through the real import", REAL_IMPORT + "imp('os').system('touch ' + " + pw + ")", ERROR, "Process creation is not allowed"),
-        new Hostile(Category.PROCESS_NETWORK, "subprocess through the real import", REAL_IMPORT + "imp('subprocess').run(['touch', " + pw + "])", ERROR, DENIED),
+        new Hostile(Category.PROCESS_NETWORK, "os.system through the real import", REAL_IMPORT + "imp('os').system('touch ' + " + pw + ")", ERROR, WALK_REFUSED),
+        new Hostile(Category.PROCESS_NETWORK, "subprocess through the real import", REAL_IMPORT + "imp('subprocess').run(['touch', " + pw + "])", ERROR, WALK_REFUSED),
         new Hostile(Category.PROCESS_NETWORK, "socket", "import socket\nsocket.create_connection(('127.0.0.1', 22))", ERROR, "import of 'socket' is not allowed"),
-        new Hostile(Category.PROCESS_NETWORK, "socket through the real import", REAL_IMPORT + "imp('socket').socket()", ERROR, "socket was excluded"),
+        new Hostile(Category.PROCESS_NETWORK, "socket through the real import", REAL_IMPORT + "imp('socket').socket()", ERROR, WALK_REFUSED),
         new Hostile(Category.PROCESS_NETWORK, "urllib", "import urllib.request\nurllib.request.urlopen('http://127.0.0.1')", ERROR, "import of 'urllib.request' is not allowed"),
         // --- threads and signals
         new Hostile(Category.THREADS_SIGNALS, "threading", "import threading", ERROR, "import of 'threading' is not allowed"),
-        new Hostile(Category.THREADS_SIGNALS, "thread through the real import", REAL_IMPORT + "imp('threading').Thread(target=print).start()", ERROR, "Creating threads is not allowed"),
-        new Hostile(Category.THREADS_SIGNALS, "_thread through the real import", REAL_IMPORT + "imp('_thread').start_new_thread(print, ())", ERROR, DENIED),
+        new Hostile(Category.THREADS_SIGNALS, "thread through the real import", REAL_IMPORT + "imp('threading').Thread(target=print).start()", ERROR, WALK_REFUSED),
+        new Hostile(Category.THREADS_SIGNALS, "_thread through the real import", REAL_IMPORT + "imp('_thread').start_new_thread(print, ())", ERROR, WALK_REFUSED),
         new Hostile(Category.THREADS_SIGNALS, "signal.alarm", "import signal\nsignal.alarm(1)", ERROR, "import of 'signal' is not allowed"),
         new Hostile(Category.THREADS_SIGNALS, "multiprocessing", "import multiprocessing", ERROR, "import of 'multiprocessing' is not allowed"),
         // --- exit
         new Hostile(Category.EXIT, "exit()", "exit()", ERROR, "NameError: name 'exit'"),
         new Hostile(Category.EXIT, "quit()", "quit()", ERROR, "NameError: name 'quit'"),
         new Hostile(Category.EXIT, "raise SystemExit", "raise SystemExit(1)", ERROR, "SystemExit"),
-        new Hostile(Category.EXIT, "sys.exit through the real import", REAL_IMPORT + "imp('sys').exit(0)", ERROR, "SystemExit"),
+        new Hostile(Category.EXIT, "sys.exit through the real import", REAL_IMPORT + "imp('sys').exit(0)", ERROR, WALK_REFUSED),
         new Hostile(Category.EXIT, "KeyboardInterrupt", "raise KeyboardInterrupt", ERROR, "KeyboardInterrupt"),
         // --- infinite loops
         new Hostile(Category.LOOPS, "while True", "while True:\n  pass", STOPPED, "wall-time limit"),
@@ -141,7 +165,7 @@ class AdversarialSandboxTest {
         new Hostile(Category.MEMORY, "dict of strings", "d = {}\nfor i in range(10**9):\n  d[i] = str(i) * 20", ANY_FAILURE, "MemoryError|wall-time limit|SandboxError"),
         // --- deep recursion
         new Hostile(Category.RECURSION, "unbounded recursion", "def f(n):\n  return f(n + 1)\nf(0)", ERROR, "RecursionError"),
-        new Hostile(Category.RECURSION, "raised recursion limit", REAL_IMPORT + "imp('sys').setrecursionlimit(10**7)\ndef f(n):\n  return f(n + 1)\nf(0)", ANY_FAILURE, "RecursionError|SandboxError|MemoryError"),
+        new Hostile(Category.RECURSION, "raised recursion limit", REAL_IMPORT + "imp('sys').setrecursionlimit(10**7)\ndef f(n):\n  return f(n + 1)\nf(0)", ERROR, WALK_REFUSED),
         new Hostile(Category.RECURSION, "deeply nested list repr", "x = []\nfor i in range(10**6):\n  x = [x]\nprint(x)", ANY_FAILURE, "RecursionError"),
         new Hostile(Category.RECURSION, "deeply nested source", "eval('(' * 100000 + ')' * 100000)", ERROR, "RecursionError|SyntaxError|MemoryError"),
         // --- output floods
@@ -152,8 +176,8 @@ class AdversarialSandboxTest {
         new Hostile(Category.OUTPUT, "many small prints", "for i in range(10**5):\n  print(i, end='')", CLEAN, "",
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars() && r.droppedChars() > 0),
         // --- overwriting the built-ins and the context
-        new Hostile(Category.OVERWRITE, "clear the builtins", "__builtins__.clear()", CLEAN, ""),
-        new Hostile(Category.OVERWRITE, "hijack __import__ and print", "__builtins__['__import__'] = lambda *a, **k: None\n__builtins__['print'] = None", CLEAN, ""),
+        new Hostile(Category.OVERWRITE, "clear the builtins", "__builtins__.clear()", ERROR, "'__builtins__' is not allowed"),
+        new Hostile(Category.OVERWRITE, "hijack __import__ and print", "__builtins__['__import__'] = lambda *a, **k: None\n__builtins__['print'] = None", ERROR, "'__builtins__' is not allowed"),
         new Hostile(Category.OVERWRITE, "overwrite the REPL built-ins", "FINAL = None\nsearch = 1\nllm_query = print\ndel SHOW_VARS", CLEAN, ""),
         new Hostile(Category.OVERWRITE, "overwrite the context", "context = None\ndel context_0", CLEAN, ""),
         new Hostile(Category.OVERWRITE, "mutate the context", "context['p1'] = 'changed'\ndel context['p2']", CLEAN, ""),
@@ -197,7 +221,7 @@ class AdversarialSandboxTest {
       assertTrue(h.extra().test(r), "extra check: " + seen);
       assertFalse(Files.exists(PWNED), "the sandbox wrote " + PWNED);
       assertEquals("canary", Files.readString(CANARY), "the canary changed");
-      if (r.status() != CellStatus.SANDBOX_LOST) {
+      if (!r.status().replGone()) {
         assertReplWorks(s);
       }
     }

@@ -4,7 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -52,30 +60,58 @@ class WorkerPoolTest {
   }
 
   @Test
-  void aLongBuiltinCostsItsWorkerWhichIsReplaced() {
-    // Its own pool with one worker, so that the co-tenant surely shares the killed process.
+  void aRunawayCellCostsOnlyItsOwnReplTheOthersAreRestoredWithTheirVariables() throws Exception {
+    // One worker, so that the parent, the co-tenant and the runaway surely share the killed process.
+    CountDownLatch parentWaits = new CountDownLatch(1);
+    CountDownLatch childAnswers = new CountDownLatch(1);
+    AtomicInteger children = new AtomicInteger();
+    AtomicInteger completions = new AtomicInteger();
+    HostBridge parentBridge = (name, args) -> {
+      children.incrementAndGet();
+      parentWaits.countDown();
+      await(childAnswers);
+      return "\"child answer\"";
+    };
+    HostBridge llm = (name, args) -> {
+      completions.incrementAndGet();
+      return "\"completion\"";
+    };
+    ExecutorService cells = Executors.newVirtualThreadPerTaskExecutor();
     try (WorkerPool pool = new WorkerPool(TestPools.config(1), TestPools.LIMITS);
-        SandboxSession victim = pool.open(CONTEXT, HostBridge.NONE);
-        SandboxSession cotenant = pool.open(CONTEXT, HostBridge.NONE)) {
-      cotenant.execute("y = 2");
-      long before = pool.workerPids().getFirst();
-      CellResult r = victim.execute("sum(range(10**12))");
-      assertEquals(CellStatus.SANDBOX_LOST, r.status());
+        SandboxSession cotenant = pool.open(CONTEXT, llm);
+        SandboxSession parent = pool.open(CONTEXT, parentBridge);
+        SandboxSession runaway = pool.open(CONTEXT, HostBridge.NONE)) {
+      assertEquals(CellStatus.COMPLETED, cotenant.execute("y = 2\nz = llm_query('x')\nw = [y] * 3").status());
+      Future<CellResult> parentCell = cells.submit(() -> parent.execute("before = 'kept'\nr = rlm_query('q')\nprint(before, r)"));
+      assertTrue(parentWaits.await(60, TimeUnit.SECONDS));
+      long pid = pool.workerPids().getFirst();
+
+      CellResult r = runaway.execute("sum(range(10**13))");
+      assertEquals(CellStatus.KILLED, r.status());
       assertTrue(r.stderr().contains("did not stop when interrupted"), r.stderr());
-      assertFalse(ProcessHandle.of(before).map(ProcessHandle::isAlive).orElse(false), "worker killed");
-      assertEquals(CellStatus.SANDBOX_LOST, victim.execute("print(1)").status());
-      CellResult other = cotenant.execute("print(y)");
-      assertEquals(CellStatus.SANDBOX_LOST, other.status());
-      assertTrue(other.stderr().contains("REPL state is lost"), other.stderr());
-      try (SandboxSession fresh = pool.open(CONTEXT, HostBridge.NONE)) {
-        assertEquals("ok\n", fresh.execute("print('ok')").stdout());
-      }
-      assertFalse(pool.workerPids().contains(before));
+      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "worker killed");
+      assertTrue(runaway.execute("print(1)").status().replGone());
+
+      // The parent's cell was waiting for its child when the worker died: it goes on, with its
+      // variables, and the child is not asked twice.
+      childAnswers.countDown();
+      CellResult p = parentCell.get(120, TimeUnit.SECONDS);
+      assertEquals(CellStatus.COMPLETED, p.status(), p.stderr());
+      assertEquals("kept child answer\n", p.stdout());
+      assertEquals(1, children.get());
+
+      CellResult other = cotenant.execute("print(y, z, w)");
+      assertEquals(CellStatus.COMPLETED, other.status(), other.stderr());
+      assertEquals("2 completion [2, 2, 2]\n", other.stdout());
+      assertEquals(1, completions.get(), "a replayed llm_query must not be asked again");
+      assertFalse(pool.workerPids().contains(pid));
+    } finally {
+      cells.shutdownNow();
     }
   }
 
   @Test
-  void aWorkerThatDiesLosesItsReplsWithAClearMessage() {
+  void aWorkerThatDiesHasItsReplsRestored() {
     WorkerPool pool = TestPools.shared();
     try (SandboxSession s = pool.open(CONTEXT, HostBridge.NONE)) {
       s.execute("z = 1");
@@ -83,11 +119,70 @@ class WorkerPoolTest {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
       }
       CellResult r = s.execute("print(z)");
-      assertEquals(CellStatus.SANDBOX_LOST, r.status());
-      assertTrue(r.stderr().contains("exited unexpectedly"), r.stderr());
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals("1\n", r.stdout());
     }
     try (SandboxSession fresh = pool.open(CONTEXT, HostBridge.NONE)) {
       assertEquals("2\n", fresh.execute("print(1 + 1)").stdout());
+    }
+  }
+
+  @Test
+  void aReplThatCannotBeRestoredIsLostWithAClearMessage() {
+    try (WorkerPool pool = new WorkerPool(TestPools.config(1).withRestoreMaxActive(Duration.ZERO), TestPools.LIMITS);
+        SandboxSession s = pool.open(CONTEXT, HostBridge.NONE)) {
+      s.execute("z = 1");
+      pool.workerPids().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+      CellResult r = s.execute("print(z)");
+      assertEquals(CellStatus.SANDBOX_LOST, r.status());
+      assertTrue(r.stderr().contains("exited unexpectedly") && r.stderr().contains("could not be restored"), r.stderr());
+    }
+  }
+
+  @Test
+  void aWorkerThatStopsAnsweringIsDetectedByItsHeartbeatAndItsReplsRestored() throws Exception {
+    WorkerPoolConfig config = TestPools.config(1).withHeartbeat(Duration.ofMillis(500), Duration.ofSeconds(3));
+    try (WorkerPool pool = new WorkerPool(config, TestPools.LIMITS);
+        SandboxSession s = pool.open(CONTEXT, HostBridge.NONE)) {
+      s.execute("x = 41");
+      long pid = pool.workerPids().getFirst();
+      // Stopped, not dead: no exit for the reader to see, and no cell clock runs while it waits.
+      assertEquals(0, new ProcessBuilder("kill", "-STOP", String.valueOf(pid)).start().waitFor());
+      CellResult r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> s.execute("print(x + 1)"));
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals("42\n", r.stdout());
+      assertFalse(pool.workerPids().contains(pid));
+    }
+  }
+
+  @Test
+  void aReplThatKeepsALargeHeapIsResetInsteadOfStarvingItsCotenants() {
+    SandboxLimits roomy = new SandboxLimits(Duration.ofSeconds(60), Duration.ofSeconds(2), 4_000);
+    // About 100 MB each in a 256 MB worker: two of them do not fit, one after a reset does.
+    String allocate = "big = ['x' * 200 + str(i) for i in range(400000)]\nprint(len(big))";
+    WorkerPoolConfig small = TestPools.config(1);
+    small = new WorkerPoolConfig(1, 64, 256, small.jvmOptions(), small.resourceCache(), small.startTimeout(),
+        small.logDir(), 1).withReplHeapMb(32);
+    try (WorkerPool pool = new WorkerPool(small, roomy);
+        SandboxSession hog = pool.open(CONTEXT, HostBridge.NONE);
+        SandboxSession cotenant = pool.open(CONTEXT, HostBridge.NONE)) {
+      CellResult r = hog.execute(allocate);
+      assertEquals(CellStatus.RAISED, r.status(), r.stderr());
+      assertEquals("400000\n", r.stdout());
+      assertTrue(r.stderr().contains("MemoryError: this REPL kept about") && r.stderr().contains("variables were cleared"),
+          r.stderr());
+      assertTrue(hog.execute("print(big)").stderr().contains("NameError"));
+      assertEquals(CellStatus.COMPLETED, hog.execute("print(sorted(context))").status());
+      CellResult other = cotenant.execute(allocate.replace("big", "mine"));
+      assertEquals("400000\n", other.stdout(), other.stderr());
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(120, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

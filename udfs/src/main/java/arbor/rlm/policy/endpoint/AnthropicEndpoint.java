@@ -39,10 +39,10 @@ public final class AnthropicEndpoint implements ChatEndpoint {
   }
 
   @Override
-  public String chat(List<ChatMessage> messages) throws PolicyException {
+  public String chat(List<ChatMessage> messages, int maxTokens) throws PolicyException {
     MessageCreateParams.Builder request = MessageCreateParams.builder()
         .model(settings.model())
-        .maxTokens(settings.maxTokens())
+        .maxTokens(Math.min(settings.maxTokens(), maxTokens))
         // This SDK version has no typed temperature field; the API still takes it.
         .putAdditionalBodyProperty("temperature", JsonValue.from(settings.temperature()));
     // The messages API takes system text apart from the turns.

@@ -12,7 +12,12 @@ import java.util.List;
  */
 public sealed interface ChatEndpoint extends AutoCloseable permits OpenAiEndpoint, AnthropicEndpoint {
 
-  String chat(List<ChatMessage> messages) throws PolicyException;
+  /** The reply, at most {@code maxTokens} tokens long (and at most the configured {@code max_tokens}). */
+  String chat(List<ChatMessage> messages, int maxTokens) throws PolicyException;
+
+  default String chat(List<ChatMessage> messages) throws PolicyException {
+    return chat(messages, Integer.MAX_VALUE);
+  }
 
   @Override
   void close();

@@ -28,7 +28,12 @@ public final class EndpointPolicy implements Policy, AutoCloseable {
 
   @Override
   public Generation generate(PolicyCall call) throws PolicyException {
-    return Generation.ofText(endpoint.chat(call.messages()), sampling);
+    return Generation.ofText(endpoint.chat(call.messages(), call.maxNewTokens()), sampling);
+  }
+
+  @Override
+  public Generation complete(NodePath node, String prompt, long seed, int maxNewTokens) throws PolicyException {
+    return Generation.ofText(endpoint.chat(List.of(ChatMessage.user(prompt)), maxNewTokens), sampling);
   }
 
   @Override

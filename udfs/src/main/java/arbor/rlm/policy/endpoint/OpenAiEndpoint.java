@@ -39,11 +39,11 @@ public final class OpenAiEndpoint implements ChatEndpoint {
   }
 
   @Override
-  public String chat(List<ChatMessage> messages) throws PolicyException {
+  public String chat(List<ChatMessage> messages, int maxTokens) throws PolicyException {
     ChatCompletionCreateParams.Builder request = ChatCompletionCreateParams.builder()
         .model(settings.model())
         .temperature(settings.temperature())
-        .maxCompletionTokens(settings.maxTokens());
+        .maxCompletionTokens(Math.min(settings.maxTokens(), maxTokens));
     for (ChatMessage m : messages) {
       switch (m.role()) {
         case SYSTEM -> request.addSystemMessage(m.content());
