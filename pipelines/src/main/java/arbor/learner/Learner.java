@@ -47,8 +47,8 @@ import org.apache.spark.sql.SparkSession;
  * <p>The samples reach the driver as a stream ({@code toLocalIterator}, one partition at a
  * time, longest first), never as one collect; a first, small aggregation gives the per-query
  * totals the loss normalisation needs. The samples are read twice, so pass a Delta read or a
- * cached Dataset, not one that re-samples. Owns the reference model it creates and the
- * optimizer; the policy model stays the caller's.
+ * cached Dataset, not one that re-samples. Owns the reference model and the optimizer; the
+ * policy model stays the caller's.
  */
 public final class Learner implements AutoCloseable {
 
@@ -66,16 +66,27 @@ public final class Learner implements AutoCloseable {
   }
 
   /**
-   * A learner for {@code policy} (made trainable here); the reference is a frozen copy of the
-   * policy as it is now, unless {@code beta_kl} is 0.
+   * A learner for a fresh run: {@code policy} (made trainable here) is where the run starts, so
+   * the reference is a frozen copy of it as it is now, unless {@code beta_kl} is 0.
    *
    * @param temperature the sampler's temperature: the samples' logprobs are under it
    */
   public static Learner create(Qwen3Model policy, LearnerSettings settings, double temperature) {
     requireDriver("Learner.create");
-    policy.setTrainable(true);
-    Qwen3Model reference = settings.betaKl() > 0 ? PolicyUpdate.frozenCopy(policy) : null;
+    return withReference(policy,
+        settings.betaKl() > 0 ? PolicyUpdate.frozenCopy(policy) : null, settings, temperature);
+  }
+
+  /**
+   * A learner for a resumed run: the reference is the policy the run started from (its first
+   * checkpoint), not the resumed weights. Takes ownership of {@code reference} (null when
+   * {@code beta_kl} is 0); restore the optimizer with {@code optimizer().importState(...)}.
+   */
+  public static Learner withReference(Qwen3Model policy, Qwen3Model reference,
+      LearnerSettings settings, double temperature) {
+    requireDriver("Learner.withReference");
     try {
+      policy.setTrainable(true);
       return new Learner(policy, reference, settings, temperature);
     } catch (RuntimeException e) {
       if (reference != null) {

@@ -1,14 +1,10 @@
 package arbor.jobs.bench;
 
-import ai.djl.Device;
 import arbor.conf.LearnerSettings;
 import arbor.jobs.Args;
 import arbor.policy.bench.ModelBench;
-import arbor.policy.model.HostTensor;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.policy.model.TorchThreads;
 import arbor.policy.train.BatchShape;
 import arbor.policy.train.PolicyUpdate;
@@ -80,7 +76,7 @@ final class LearnerBench implements Benchmark {
     Map<String, Object> detail = new LinkedHashMap<>();
     Map<Integer, Double> flopRate = new LinkedHashMap<>();
     Map<Integer, Long> memory = new LinkedHashMap<>();
-    try (Qwen3Model policy = randomModel(config);
+    try (Qwen3Model policy = ModelBench.randomModel(config);
         Qwen3Model reference = PolicyUpdate.frozenCopy(policy)) {
       policy.setTrainable(true);
       try (PolicyUpdate update = new PolicyUpdate(policy, reference, settings, 1.0)) {
@@ -116,6 +112,16 @@ final class LearnerBench implements Benchmark {
     Map<String, Object> keys = new LinkedHashMap<>();
     keys.put("train_roofline_fraction_" + mid, flopRate.get(mid) / peak);
     keys.put("memory_ratio_" + last + "_vs_" + mid, (double) memory.get(last) / memory.get(mid));
+    // What the step adds beyond its fixed part (gradients, optimizer temporaries): growth from
+    // the shortest length, against the growth of the tokens (linear) and of T^2 (quadratic).
+    int first = lengths[0];
+    double growth = (double) (memory.get(last) - memory.get(first))
+        / (memory.get(mid) - memory.get(first));
+    keys.put("memory_growth_" + last + "_vs_" + mid + "_from_" + first, growth);
+    out.printf("peak growth from %d: %.2f (linear would be %.2f, quadratic %.2f)%n", first,
+        growth, (double) (last - first) / (mid - first),
+        ((double) last * last - (double) first * first)
+            / ((double) mid * mid - (double) first * first));
     keys.put("matmul_gflops", peak / 1e9);
     for (var e : flopRate.entrySet()) {
       detail.put("train_roofline_fraction_" + e.getKey(), e.getValue() / peak);
@@ -134,14 +140,6 @@ final class LearnerBench implements Benchmark {
     TrainSample s = new TrainSample("q", "n", 0, 1.0, 1.0, response, prompt, answer, behaviour);
     BatchShape shape = BatchShape.of(List.of(new BatchShape.QueryTotals("q", 1, response, 1.0)));
     return update.step(shape, List.of(s).iterator());
-  }
-
-  private static Qwen3Model randomModel(ModelConfig c) {
-    Map<String, HostTensor> w = new LinkedHashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(c, 1, TensorDtype.F32)) {
-      w.put(t.name(), t);
-    }
-    return Qwen3Model.create(c, w, Device.cpu());
   }
 
   private static int[] parseLengths(String s) {

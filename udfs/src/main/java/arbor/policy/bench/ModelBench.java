@@ -300,7 +300,8 @@ public final class ModelBench {
     return p;
   }
 
-  private static Qwen3Model randomModel(ModelConfig c) {
+  /** A model of config {@code c} with seeded random weights, on the CPU. */
+  public static Qwen3Model randomModel(ModelConfig c) {
     Map<String, HostTensor> w = new LinkedHashMap<>();
     for (HostTensor t : TinyModels.randomWeights(c, 1, TensorDtype.F32)) {
       w.put(t.name(), t);

@@ -2,9 +2,9 @@ package arbor.policy.train;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * AdamW with decoupled weight decay and global gradient-norm clipping, written here rather than
@@ -87,7 +87,9 @@ public final class AdamW implements AutoCloseable {
           NDArray g = p.getGradient();
           g.attach(scratch);
           grads.put(e.getKey(), g);
-          sumSquares += g.square().sum().getFloat();
+          try (NDArray sq = g.square(); NDArray total = sq.sum()) {
+            sumSquares += total.getFloat();
+          }
         }
       }
       double norm = Math.sqrt(sumSquares);
@@ -102,22 +104,37 @@ public final class AdamW implements AutoCloseable {
       double c1 = 1 - Math.pow(hyper.beta1(), step);
       double c2 = 1 - Math.pow(hyper.beta2(), step);
       for (var e : grads.entrySet()) {
-        String name = e.getKey();
-        NDArray p = params.get(name);
-        NDArray g = e.getValue().mul(scale);
-        NDArray mi = m.get(name);
-        NDArray vi = v.get(name);
-        mi.muli(hyper.beta1()).addi(g.mul(1 - hyper.beta1()));
-        vi.muli(hyper.beta2()).addi(g.square().muli(1 - hyper.beta2()));
-        if (p.getShape().dimension() >= 2 && hyper.weightDecay() > 0) {
-          p.muli(1 - hyper.lr() * hyper.weightDecay());
+        // One scope per parameter: the update's temporaries (a few copies of the largest
+        // matrix) are freed before the next. Results of ops on m and v would land in this
+        // optimizer's own manager and live until close, so each is moved into the scope.
+        try (NDManager tmp = scratch.newSubManager()) {
+          String name = e.getKey();
+          NDArray p = params.get(name);
+          NDArray g = in(tmp, e.getValue()).mul(scale);
+          NDArray mi = m.get(name);
+          NDArray vi = v.get(name);
+          mi.muli(hyper.beta1()).addi(g.mul(1 - hyper.beta1()));
+          vi.muli(hyper.beta2()).addi(g.square().muli(1 - hyper.beta2()));
+          if (p.getShape().dimension() >= 2 && hyper.weightDecay() > 0) {
+            p.muli(1 - hyper.lr() * hyper.weightDecay());
+          }
+          NDArray denom = in(tmp, vi.div(c2)).sqrt().addi(hyper.eps());
+          p.subi(in(tmp, mi.div(c1)).divi(denom).muli(hyper.lr()));
+          Autograd.zeroGrad(p);
         }
-        NDArray denom = vi.div(c2).sqrt().addi(hyper.eps());
-        p.subi(mi.div(c1).divi(denom).muli(hyper.lr()));
-        Autograd.zeroGrad(p);
       }
       return new StepInfo(norm, scale);
     }
+  }
+
+  /** Arrays this optimizer's manager holds (its moments; anything more is a leak). */
+  int heldArrays() {
+    return manager.getManagedArrays().size();
+  }
+
+  private static NDArray in(NDManager scope, NDArray a) {
+    a.attach(scope);
+    return a;
   }
 
   /** Zeroes the accumulated gradients without stepping (a batch abandoned half-way). */
@@ -162,12 +179,11 @@ public final class AdamW implements AutoCloseable {
     step = state.step();
   }
 
-  private static String difference(java.util.Set<String> state, java.util.Set<String> model) {
-    var onlyState = state.stream().filter(n -> !model.contains(n)).limit(3).toList();
-    var onlyModel = model.stream().filter(n -> !state.contains(n)).limit(3).toList();
-    return "that differ: only in the state " + onlyState + ", only in the model "
-        + onlyModel + (Arrays.asList(onlyState, onlyModel).stream().anyMatch(l -> l.size() == 3)
-        ? " (first 3 each)" : "");
+  /** The first few names on each side only, for an error message. */
+  private static String difference(Set<String> state, Set<String> model) {
+    return "that differ: only in the state "
+        + state.stream().filter(n -> !model.contains(n)).limit(3).toList()
+        + ", only in the model " + model.stream().filter(n -> !state.contains(n)).limit(3).toList();
   }
 
   @Override

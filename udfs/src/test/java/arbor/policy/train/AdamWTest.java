@@ -61,6 +61,21 @@ class AdamWTest {
   }
 
   @Test
+  void aStepLeavesNoTemporariesBehind() {
+    try (NDManager nd = NDManager.newBaseManager()) {
+      Map<String, NDArray> params = params(nd);
+      try (AdamW adam = new AdamW(params, HYPER)) {
+        int moments = adam.heldArrays();
+        for (int i = 0; i < 3; i++) {
+          gradients(params, new float[] {0.3f, -0.4f}, 0.2f);
+          adam.step();
+        }
+        assertEquals(moments, adam.heldArrays());
+      }
+    }
+  }
+
+  @Test
   void gradientsAreZeroedAfterAStep() {
     try (NDManager nd = NDManager.newBaseManager()) {
       Map<String, NDArray> params = params(nd);

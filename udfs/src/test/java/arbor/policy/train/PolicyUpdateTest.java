@@ -112,24 +112,21 @@ class PolicyUpdateTest {
 
   @Test
   void theStepIsTheSameWhateverTheMicroBatching() {
-    float[] oneBatch;
-    float[] perSample;
-    try (Qwen3Model policy = model(); Qwen3Model reference = PolicyUpdate.frozenCopy(policy);
-        PolicyUpdate update = new PolicyUpdate(policy, reference, settings(1e-3, 100_000),
-            TEMPERATURE)) {
-      List<TrainSample> samples = samples(policy);
-      assertEquals(1, update.step(shape(samples), samples.iterator()).microBatches());
-      oneBatch = policy.parameters().get("model.layers.0.mlp.up_proj.weight").toFloatArray();
-    }
-    try (Qwen3Model policy = model(); Qwen3Model reference = PolicyUpdate.frozenCopy(policy);
-        PolicyUpdate update = new PolicyUpdate(policy, reference, settings(1e-3, 1),
-            TEMPERATURE)) {
-      List<TrainSample> samples = samples(policy);
-      assertEquals(3, update.step(shape(samples), samples.iterator()).microBatches());
-      perSample = policy.parameters().get("model.layers.0.mlp.up_proj.weight").toFloatArray();
-    }
+    float[] oneBatch = upProjAfterOneStep(100_000, 1);
+    float[] perSample = upProjAfterOneStep(1, 3);
     for (int i = 0; i < oneBatch.length; i++) {
       assertEquals(oneBatch[i], perSample[i], 1e-7, "up_proj[" + i + "]");
+    }
+  }
+
+  /** One step with a micro-batch budget that should give {@code microBatches} passes. */
+  private static float[] upProjAfterOneStep(int budget, int microBatches) {
+    try (Qwen3Model policy = model(); Qwen3Model reference = PolicyUpdate.frozenCopy(policy);
+        PolicyUpdate update = new PolicyUpdate(policy, reference, settings(1e-3, budget),
+            TEMPERATURE)) {
+      List<TrainSample> samples = samples(policy);
+      assertEquals(microBatches, update.step(shape(samples), samples.iterator()).microBatches());
+      return policy.parameters().get("model.layers.0.mlp.up_proj.weight").toFloatArray();
     }
   }
 }
