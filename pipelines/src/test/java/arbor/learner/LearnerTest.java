@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import arbor.conf.LearnerSettings;
-import arbor.conf.SparkSettings;
 import arbor.policy.model.HostTensor;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
@@ -14,7 +13,6 @@ import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.policy.train.PolicyForward;
 import arbor.policy.train.ResponseSample;
-import arbor.spark.Sessions;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
 import arbor.tables.Samples;
@@ -28,25 +26,13 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class LearnerTest {
 
   private static final ModelConfig CONFIG = ModelConfig.qwen3(64, 32, 64, 2, 4, 2, 8, true);
-  private static SparkSession spark;
-
-  @BeforeAll
-  static void start() {
-    spark = Sessions.open(new SparkSettings(SparkSettings.Mode.LOCAL, "local[2]", "learner-test",
-        2, 2, "target/spark", false, Map.of()));
-  }
-
-  @AfterAll
-  static void stop() {
-    spark.stop();
-  }
+  // The pipelines tests share one session; stopping it here would break every test after this one.
+  private static final SparkSession spark = arbor.spark.TestSpark.spark();
 
   private static Qwen3Model model() {
     Map<String, HostTensor> m = new HashMap<>();

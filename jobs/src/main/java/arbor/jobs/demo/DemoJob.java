@@ -2,89 +2,111 @@ package arbor.jobs.demo;
 
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
+import arbor.jobs.eval.EvalJob;
 import arbor.jobs.ingest.IngestJob;
 import arbor.jobs.setup.SetupJob;
+import arbor.jobs.setup.TokenizerFetcher;
+import arbor.jobs.sft.SftJob;
+import arbor.jobs.sql.TextTable;
 import arbor.jobs.synthesize.DatasetBuilder;
 import arbor.jobs.synthesize.SynthesizeJob;
-import arbor.jobs.sql.TextTable;
-import arbor.rlm.RlmContext;
-import arbor.rlm.TreePrinter;
-import arbor.rlm.TreeRunner;
-import arbor.conf.RolloutSettings.SandboxMode;
-import arbor.rlm.policy.PolicyKind;
-import arbor.rlm.runtime.RlmRuntime;
-import ai.djl.Device;
+import arbor.jobs.train.TrainJob;
+import arbor.checkpoints.CheckpointStore;
 import arbor.warehouse.Table;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import org.apache.spark.sql.Row;
+import java.util.Optional;
 
 /**
- * {@code arbor demo}: the pipeline on embedded defaults, end to end as far as it exists: fetch
- * the demo corpus, ingest it, summarise the papers table, synthesize the dataset (groups and
- * queries) from it and show a sample, and run one scripted RLM tree over a few of the papers,
- * printed as it unfolds.
+ * {@code arbor demo}: the whole pipeline on embedded defaults, from nothing to a trained and
+ * evaluated policy, on one machine without a GPU or an API key: fetch the demo corpus, ingest
+ * it, synthesize the dataset, make a tiny student, cold-start it by SFT on the scripted expert's
+ * trees, run a few GRPO steps, evaluate on the validation split, and print a summary. Sizes come
+ * from the {@code demo} profile ({@code conf/demo.conf}); a second run downloads nothing, and
+ * continues (or skips) the training run instead of starting it again.
  */
 public final class DemoJob implements Job {
-  /** A question every statistics paper of the demo corpus has something to say about. */
-  static final String DEMO_QUESTION = "Which data sets are used to illustrate the methods?";
+  /** The demo's training run. */
+  static final String RUN = "demo";
 
   @Override
   public String summary() {
-    return "run the pipeline on embedded defaults: setup, ingest the demo corpus, synthesize the dataset, one RLM tree";
+    return "the whole pipeline on embedded defaults: corpus, dataset, sft, a few train steps, eval";
   }
 
   @Override
   public String usage() {
-    return "no options; --set data_dir=... and --set warehouse=... move where it works.";
+    return "no options; sizes come from conf/demo.conf (applied first; --conf and --set override it),\n"
+        + "--set data_dir=... and --set warehouse=... move where it works.";
+  }
+
+  @Override
+  public List<String> profiles() {
+    return List.of("demo");
   }
 
   @Override
   public int run(JobContext context) throws Exception {
     long start = System.nanoTime();
-    context.out().println("== demo 1/5: setup");
-    if (SetupJob.setup(context, context.config().setup().packages(), true) != 0) return 1;
-    context.out().println("== demo 2/5: ingest");
-    Path corpus = Path.of(context.config().dataDir(), "corpus").toAbsolutePath();
-    IngestJob.Summary ingest = IngestJob.ingest(context, List.of(corpus.toString()));
-    if (ingest.papers() == 0) return 1;
-    context.out().println("== demo 3/5: the papers table");
-    var papers = context.warehouse().read(Table.PAPERS);
-    papers.createOrReplaceTempView("papers");
-    context.out().print(TextTable.render(context.spark().sql("""
-        SELECT paper_id, title, size(clean_paragraphs) AS paragraphs, length(noisy_text) AS noisy_chars,
-               length(abstract) AS abstract_chars
-        FROM papers ORDER BY paper_id"""), 200));
-    context.out().print(TextTable.render(context.spark().sql("""
-        SELECT source, noisy_source, count(*) AS papers, sum(size(clean_paragraphs)) AS paragraphs,
-               round(avg(length(noisy_text))) AS avg_noisy_chars
-        FROM papers GROUP BY source, noisy_source ORDER BY source"""), 20));
-    context.out().println("== demo 4/5: synthesize (embeddings, groups, queries)");
+    var c = context.config();
+    context.out().println("== demo 1/7: setup (the demo corpus and the Qwen3 tokenizer)");
+    if (SetupJob.setup(context, c.setup().packages(), true) != 0) return 1;
+
+    context.out().println("== demo 2/7: ingest");
+    Path corpus = Path.of(c.dataDir(), "corpus").toAbsolutePath();
+    if (IngestJob.ingest(context, List.of(corpus.toString())).papers() == 0) return 1;
+
+    context.out().println("== demo 3/7: synthesize (embeddings, groups, queries and their splits)");
     DatasetBuilder.Summary dataset = SynthesizeJob.synthesize(context);
     if (dataset.queriesTotal() == 0) return 1;
     context.warehouse().registerViews();
     context.out().print(TextTable.render(context.spark().sql("""
-        SELECT q.tier, q.generator, q.split, size(array_distinct(transform(q.evidence, e -> e.paper_id))) AS papers,
-               size(g.paper_ids) AS group_size, q.question
-        FROM queries q JOIN paper_groups g ON q.group_id = g.group_id
-        WHERE q.""" + arbor.synthesis.Queries.ACTIVE + """
-        ORDER BY q.query_id LIMIT 12"""), 200));
-    context.out().println("== demo 5/5: one scripted RLM tree over three of the papers");
-    Map<String, String> three = new LinkedHashMap<>();
-    for (Row row : context.spark().sql("SELECT paper_id, noisy_text FROM papers ORDER BY paper_id LIMIT 3").collectAsList()) {
-      three.put(row.getString(0), row.getString(1));
+        SELECT split, count(*) AS queries, count(DISTINCT group_id) AS groups FROM queries
+        WHERE retired_at IS NULL GROUP BY split ORDER BY split"""), 10));
+
+    context.out().println("== demo 4/7: the student, a tiny random model of the Qwen3 architecture");
+    Path model = Path.of(c.policy().djl().modelDir());
+    boolean made = DemoModel.ensure(model, new TokenizerFetcher(Path.of(c.dataDir())).target());
+    context.out().printf("demo: %s %s (%s)%n", made ? "wrote" : "reusing", model, DemoModel.DESCRIPTION);
+
+    CheckpointStore store = new CheckpointStore(context.spark(), context.warehouse(), c.checkpoints());
+    context.out().println("== demo 5/7: sft (the scripted expert teaches the student on the sft split)");
+    if (store.latest(RUN).isPresent()) {
+      context.out().println("demo: run '" + RUN + "' already has its step-0 checkpoint; sft skipped");
+    } else if (job(new SftJob(), context, "--run", RUN) != 0) {
+      return 1;
     }
-    try (RlmRuntime runtime = RlmRuntime.create(context.config(), SandboxMode.WORKERS, Map.of());
-        RlmRuntime.Rollout rollout = runtime.open(PolicyKind.SCRIPTED, "demo", 0, Device.cpu(),
-            new TreePrinter(context.out()))) {
-      TreeRunner.TreeResult tree = rollout.runner().run("demo", DEMO_QUESTION, new RlmContext.Papers(three));
-      context.out().printf("demo: the tree ended %s with %d nodes; its answer: %s%n", tree.root().status().key(),
-          tree.nodes().size(), tree.root().finalAnswerJson());
+
+    context.out().printf("== demo 6/7: train (%d GRPO steps: rollouts, judge, advantages, learner, checkpoint)%n",
+        c.train().steps());
+    Optional<Long> latest = store.latest(RUN);
+    if (job(new TrainJob(), context, latest.isPresent() && latest.get() > 0
+        ? new String[] {"--run", RUN, "--resume"} : new String[] {"--run", RUN}) != 0) {
+      return 1;
     }
-    context.out().printf("demo: done in %.0f s; explore with bin/arbor sql \"SELECT question, evidence FROM queries\"%n",
-        (System.nanoTime() - start) / 1e9);
+
+    context.out().println("== demo 7/7: eval (the trained student on the validation split)");
+    Path report = Path.of(c.dataDir(), "reports", RUN).toAbsolutePath();
+    if (job(new EvalJob(), context, "--run", RUN, "--split", "validation", "--report", report.toString()) != 0) {
+      return 1;
+    }
+
+    context.warehouse().registerViews();
+    context.out().println("demo: the run's steps (metrics table)");
+    context.out().print(TextTable.render(context.spark().sql("""
+        SELECT step, name, round(value, 4) AS value FROM metrics
+        WHERE run_id = '%s' AND name IN ('judge.reward_mean', 'learner.kl', 'learner.clip_fraction',
+          'rollouts.children_per_root', 'learner.loss')
+        ORDER BY step, name""".formatted(RUN)), 60));
+    context.out().printf("demo: done in %.0f s; the report is %s/report.md; explore with bin/arbor sql \"SELECT * FROM metrics\"%n",
+        (System.nanoTime() - start) / 1e9, report);
     return 0;
+  }
+
+  /** Runs another job on this job's configuration and Spark session. */
+  private static int job(Job job, JobContext context, String... args) throws Exception {
+    try (JobContext sub = new JobContext(context.job(), context.config(), List.of(args), context.out())) {
+      return job.run(sub);
+    }
   }
 }

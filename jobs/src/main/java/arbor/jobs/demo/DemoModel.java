@@ -20,6 +20,7 @@ final class DemoModel {
   /** Qwen3's vocabulary (151,936 ids: the tokenizer's 151,669 rounded up as the family does). */
   static final ModelConfig CONFIG = ModelConfig.qwen3(151_936, 64, 128, 2, 4, 2, 16, true);
   static final long SEED = 20261201L;
+  static final String DESCRIPTION = "hidden 64, 2 layers, 4 heads, tied 151,936-token embeddings: about 9.8M parameters";
 
   /** Writes the model into {@code dir} unless it is already there; returns whether it wrote it. */
   static boolean ensure(Path dir, Path qwen3Tokenizer) throws IOException {
