@@ -103,6 +103,7 @@ public final class ConfigLoader {
     atLeast(c, "sft.epochs", 1);
     atLeast(c, "sft.micro_batch_tokens", 1);
     atLeast(c, "sft.samples", 1);
+    atLeast(c, "sft.max_sample_tokens", 2);
   }
 
   private static void validateJudge(Config c) {

@@ -13,14 +13,17 @@ import java.io.Serializable;
  * @param microBatchTokens cost budget of one micro-batch, as {@code learner.micro_batch_tokens};
  *     each micro-batch is one optimizer step
  * @param samples teacher trees per {@code sft} query
+ * @param maxSampleTokens longest turn (prompt + response, student tokens) that is learned; longer
+ *     turns are left out and counted, never cut (a cut prompt is not what the student will see)
  */
-public record SftSettings(double lr, int epochs, int microBatchTokens, int samples)
+public record SftSettings(double lr, int epochs, int microBatchTokens, int samples, int maxSampleTokens)
     implements Serializable {
 
   public SftSettings {
-    if (epochs < 1 || microBatchTokens < 1 || samples < 1) {
+    if (epochs < 1 || microBatchTokens < 1 || samples < 1 || maxSampleTokens < 2) {
       throw new IllegalArgumentException("sft.epochs, sft.micro_batch_tokens and sft.samples"
-          + " must be >= 1, got " + epochs + ", " + microBatchTokens + " and " + samples);
+          + " must be >= 1 and sft.max_sample_tokens >= 2, got " + epochs + ", " + microBatchTokens
+          + ", " + samples + " and " + maxSampleTokens);
     }
     if (!(lr > 0) || Double.isInfinite(lr)) {
       throw new IllegalArgumentException("sft.lr must be a finite number above 0, got " + lr);

@@ -124,14 +124,23 @@ public final class SftJob implements Job {
     try (PolicyModel student = HfModelFolder.load(Path.of(base.policy().djl().modelDir()), Device.cpu())) {
       TeacherTurns render = new TeacherTurns(student);
       List<ResponseSample> samples = new ArrayList<>();
+      long tooLong = 0;
       Iterator<Row> it = traces.keptTurns(verdicts, nodes, turns)
           .select(RolloutTurns.MESSAGES, RolloutTurns.RESPONSE_TEXT).toLocalIterator();
       while (it.hasNext()) {
         Row t = it.next();
-        samples.add(render.render(messages(t.getString(0)), t.getString(1)));
+        ResponseSample s = render.render(messages(t.getString(0)), t.getString(1));
+        if (s.length() > sft.maxSampleTokens()) tooLong++;
+        else samples.add(s);
       }
       metrics.put("sft.turns", (double) samples.size());
-      out.printf(Locale.ROOT, "sft: %d kept turns rendered in the student's chat format%n", samples.size());
+      metrics.put("sft.turns_too_long", (double) tooLong);
+      out.printf(Locale.ROOT, "sft: %d kept turns rendered in the student's chat format; %d left out as longer"
+          + " than sft.max_sample_tokens = %d%n", samples.size(), tooLong, sft.maxSampleTokens());
+      if (samples.isEmpty()) {
+        throw new IllegalStateException("sft: every kept turn is longer than sft.max_sample_tokens = "
+            + sft.maxSampleTokens() + " student tokens; raise it");
+      }
       student.model().setTrainable(true);
       try (SftUpdate update = new SftUpdate(student.model(), sft.optimizer(base.learner()), sft.microBatchTokens(),
           base.learner().attentionChunk())) {
