@@ -99,6 +99,11 @@ public final class ConfigLoader {
     validatePolicies(c);
     validateRuntime(c);
     validateJudge(c);
+    check(c, "sft.lr", v -> v > 0, "above 0");
+    atLeast(c, "sft.epochs", 1);
+    atLeast(c, "sft.micro_batch_tokens", 1);
+    atLeast(c, "sft.samples", 1);
+    atLeast(c, "sft.max_sample_tokens", 2);
   }
 
   private static void validateJudge(Config c) {

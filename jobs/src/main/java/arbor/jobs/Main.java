@@ -32,6 +32,8 @@ public final class Main {
     jobs.put("bench", new BenchJob());
     jobs.put("repl", new arbor.jobs.repl.ReplJob());
     jobs.put("export", new arbor.jobs.export.ExportJob());
+    jobs.put("sft", new arbor.jobs.sft.SftJob());
+    jobs.put("eval", new arbor.jobs.eval.EvalJob());
     return jobs;
   }
 

@@ -92,7 +92,15 @@ public final class Warehouse {
     if (!table.keys.containsAll(List.of("run_id", "step"))) {
       throw new IllegalArgumentException("table '" + table.tableName + "' is not keyed by run and step");
     }
-    String where = "run_id = '" + runId.replace("'", "''") + "' AND step = " + step;
+    replaceWhere(table, "run_id = '" + runId.replace("'", "''") + "' AND step = " + step, rows);
+  }
+
+  /**
+   * Replaces the rows matching the SQL condition {@code where} with {@code rows}, atomically, as
+   * {@link #replaceStep} does for a finer slice (the {@code eval} rows of one policy and split
+   * of a step). Rows must all match {@code where}; Delta rejects any that do not.
+   */
+  public void replaceWhere(Table table, String where, Dataset<Row> rows) {
     beforeWrite.accept(table);
     if (!exists(table)) {
       rows.write().format("delta").mode("errorifexists").save(path(table));

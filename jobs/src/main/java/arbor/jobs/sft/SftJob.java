@@ -1,0 +1,201 @@
+package arbor.jobs.sft;
+
+import static org.apache.spark.sql.functions.col;
+
+import ai.djl.Device;
+import arbor.checkpoints.CheckpointStore;
+import arbor.conf.ArborConfig;
+import arbor.conf.RolloutSettings;
+import arbor.conf.SftSettings;
+import arbor.jobs.Args;
+import arbor.jobs.Job;
+import arbor.jobs.JobContext;
+import arbor.jobs.UsageError;
+import arbor.judge.Judge;
+import arbor.judge.JudgeSpec;
+import arbor.judge.References;
+import arbor.policy.checkpoint.OptimizerState;
+import arbor.policy.model.HfModelFolder;
+import arbor.policy.model.PolicyModel;
+import arbor.policy.train.ResponseSample;
+import arbor.policy.train.SftUpdate;
+import arbor.policy.train.TeacherTurns;
+import arbor.rlm.policy.ChatMessage;
+import arbor.rlm.policy.PolicyKind;
+import arbor.rollouts.Rollouts;
+import arbor.sft.TeacherTraces;
+import arbor.synthesis.Queries;
+import arbor.tables.Cols;
+import arbor.tables.Metrics;
+import arbor.tables.RolloutTurns;
+import arbor.warehouse.Table;
+import arbor.warehouse.Warehouse;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+
+/**
+ * {@code arbor sft --run RUN [--teacher scripted|openai|anthropic]}: cold-start SFT. The teacher
+ * runs the active {@code sft} split in the training harness (run id {@code RUN-sft-teacher},
+ * step 0), its roots are judged, the clean trees are kept ({@link TeacherTraces}), every kept
+ * turn (children's too) is rendered in the student's chat format and learned by cross-entropy
+ * ({@link SftUpdate}); the student's weights become the run's step-0 checkpoint.
+ */
+public final class SftJob implements Job {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Override
+  public String summary() {
+    return "cold-start SFT on a teacher's clean traces: the run's step-0 checkpoint";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        usage: arbor sft --run RUN [--teacher scripted|openai|anthropic]
+          --run       the training run whose step-0 checkpoint this writes
+          --teacher   who writes the traces (default scripted: the expert, no network);
+                      the student is policy.djl.model_dir, settings under sft.*""";
+  }
+
+  @Override
+  public int run(JobContext context) throws Exception {
+    Args args = Args.parse("sft", context.args(), Set.of(), Set.of("run", "teacher"));
+    String run = args.value("run").orElseThrow(() -> new UsageError("sft: give the run: --run RUN"));
+    PolicyKind teacher = teacher(args.value("teacher").orElse("scripted"));
+    ArborConfig base = context.config();
+    SftSettings sft = base.sft();
+    RolloutSettings r = base.rollouts();
+    ArborConfig config = base.withRollouts(new RolloutSettings(teacher, sft.samples(), r.treesPerTask(),
+        r.maxInfraFailureFraction(), r.sandbox()));
+    if (base.policy().djl().modelDir() == null || base.policy().djl().modelDir().isBlank()) {
+      throw new UsageError("sft: the student is policy.djl.model_dir, which is not set");
+    }
+    Warehouse w = context.warehouse();
+    Dataset<Row> queries = Queries.active(w.read(Table.QUERIES)).where(col(Queries.SPLIT).equalTo("sft")).cache();
+    long n = queries.count();
+    if (n == 0) {
+      throw new IllegalArgumentException("sft: no active query in split 'sft' of " + w.path(Table.QUERIES)
+          + "; run synthesize (synthesis.splits.sft > 0)");
+    }
+    String teacherRun = run + "-sft-teacher";
+    var out = context.out();
+    out.printf(Locale.ROOT, "sft: teacher %s on %d sft queries x %d samples (run %s)%n", teacher.key(), n,
+        sft.samples(), teacherRun);
+    Dataset<Row> groups = w.read(Table.PAPER_GROUPS);
+    Dataset<Row> papers = w.read(Table.PAPERS);
+    new Rollouts(config).runStep(w, queries, groups, papers, teacherRun, 0, 0);
+    Dataset<Row> nodes = stepRows(w, Table.ROLLOUT_NODES, teacherRun).cache();
+    Dataset<Row> turns = stepRows(w, Table.ROLLOUT_TURNS, teacherRun);
+    w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), System.getenv()))
+        .transform(nodes, References.of(queries, groups, papers)));
+    Dataset<Row> rewards = stepRows(w, Table.REWARDS, teacherRun);
+    TeacherTraces traces = new TeacherTraces();
+    Dataset<Row> verdicts = traces.verdicts(nodes, turns, rewards).cache();
+    Map<String, Long> dropped = new LinkedHashMap<>();
+    long kept = 0;
+    for (Row v : verdicts.groupBy(TeacherTraces.REASON).count().collectAsList()) {
+      if (v.isNullAt(0)) kept = v.getLong(1);
+      else dropped.put(v.getString(0), v.getLong(1));
+    }
+    long droppedTotal = dropped.values().stream().mapToLong(Long::longValue).sum();
+    out.printf(Locale.ROOT, "sft: kept %d of %d teacher trees%n", kept, kept + droppedTotal);
+    dropped.forEach((reason, count) -> out.printf(Locale.ROOT, "sft:   dropped %d: %s%n", count, reason));
+    if (kept == 0) {
+      throw new IllegalStateException("sft: the teacher kept no tree, nothing to learn; see the reasons above"
+          + " (rollout rows under run " + teacherRun + ")");
+    }
+
+    Map<String, Double> metrics = new LinkedHashMap<>();
+    metrics.put("sft.trees_kept", (double) kept);
+    metrics.put("sft.trees_dropped", (double) droppedTotal);
+    try (PolicyModel student = HfModelFolder.load(Path.of(base.policy().djl().modelDir()), Device.cpu())) {
+      TeacherTurns render = new TeacherTurns(student);
+      List<ResponseSample> samples = new ArrayList<>();
+      long tooLong = 0;
+      Iterator<Row> it = traces.keptTurns(verdicts, nodes, turns)
+          .select(RolloutTurns.MESSAGES, RolloutTurns.RESPONSE_TEXT).toLocalIterator();
+      while (it.hasNext()) {
+        Row t = it.next();
+        ResponseSample s = render.render(messages(t.getString(0)), t.getString(1));
+        if (s.length() > sft.maxSampleTokens()) tooLong++;
+        else samples.add(s);
+      }
+      metrics.put("sft.turns", (double) samples.size());
+      metrics.put("sft.turns_too_long", (double) tooLong);
+      out.printf(Locale.ROOT, "sft: %d kept turns rendered in the student's chat format; %d left out as longer"
+          + " than sft.max_sample_tokens = %d%n", samples.size(), tooLong, sft.maxSampleTokens());
+      if (samples.isEmpty()) {
+        throw new IllegalStateException("sft: every kept turn is longer than sft.max_sample_tokens = "
+            + sft.maxSampleTokens() + " student tokens; raise it");
+      }
+      student.model().setTrainable(true);
+      try (SftUpdate update = new SftUpdate(student.model(), sft.optimizer(base.learner()), sft.microBatchTokens(),
+          base.learner().attentionChunk())) {
+        for (int e = 1; e <= sft.epochs(); e++) {
+          SftUpdate.Epoch epoch = update.epoch(samples);
+          metrics.put("sft.loss.epoch_" + e, epoch.loss());
+          metrics.put("sft.loss", epoch.loss());
+          metrics.put("sft.tokens", (double) epoch.tokens());
+          out.printf(Locale.ROOT, "sft: epoch %d/%d  loss %.4f  %d tokens  %d steps  %.1f s%n", e, sft.epochs(),
+              epoch.loss(), epoch.tokens(), epoch.steps(), epoch.seconds());
+        }
+      }
+      // SFT's optimizer state is not carried into RL: the train job starts a fresh AdamW.
+      CheckpointStore store = new CheckpointStore(context.spark(), w, base.checkpoints());
+      long version = store.save(run, 0, student, OptimizerState.NONE, new byte[0], Map.of());
+      out.printf(Locale.ROOT, "sft: wrote run %s step 0 to %s (Delta version %d)%n", run, store.tablePath(), version);
+    }
+    Timestamp at = new Timestamp(System.currentTimeMillis());
+    List<Row> rows = new ArrayList<>();
+    metrics.forEach((k, v) -> rows.add(RowFactory.create(run, 0L, k, v, at)));
+    w.replaceWhere(Table.METRICS, Cols.RUN_ID + " = '" + run.replace("'", "''") + "' AND " + Cols.STEP
+        + " = 0 AND " + Metrics.NAME + " LIKE 'sft.%'", context.spark().createDataFrame(rows, Metrics.SCHEMA));
+    nodes.unpersist();
+    verdicts.unpersist();
+    return 0;
+  }
+
+  private static PolicyKind teacher(String name) {
+    PolicyKind k;
+    try {
+      k = PolicyKind.parse(name);
+    } catch (IllegalArgumentException e) {
+      k = null;
+    }
+    if (k != PolicyKind.SCRIPTED && k != PolicyKind.OPENAI && k != PolicyKind.ANTHROPIC) {
+      throw new UsageError("sft: --teacher must be scripted, openai or anthropic, got '" + name + "'");
+    }
+    return k;
+  }
+
+  static List<ChatMessage> messages(String json) {
+    List<ChatMessage> out = new ArrayList<>();
+    try {
+      for (JsonNode m : JSON.readTree(json)) {
+        out.add(new ChatMessage(ChatMessage.Role.valueOf(m.get("role").asText().toUpperCase(Locale.ROOT)),
+            m.get("content").asText()));
+      }
+    } catch (Exception e) {
+      throw new IllegalArgumentException("sft: a rollout_turns row's messages are not a JSON list of"
+          + " {role, content}: " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  private static Dataset<Row> stepRows(Warehouse w, Table t, String runId) {
+    return w.read(t).where(col(Cols.RUN_ID).equalTo(runId).and(col(Cols.STEP).equalTo(0)));
+  }
+}

@@ -1,0 +1,38 @@
+package arbor.conf;
+
+import arbor.policy.train.AdamW;
+import java.io.Serializable;
+
+/**
+ * Cold-start SFT (docs/training.md, "Cold-start SFT"): how the teacher's kept turns are learned.
+ * AdamW's betas, eps, weight decay and clipping are the learner's; only the rate differs, since
+ * imitation takes far larger steps than the RL update.
+ *
+ * @param lr AdamW learning rate of SFT (constant)
+ * @param epochs passes over the kept turns
+ * @param microBatchTokens cost budget of one micro-batch, as {@code learner.micro_batch_tokens};
+ *     each micro-batch is one optimizer step
+ * @param samples teacher trees per {@code sft} query
+ * @param maxSampleTokens longest turn (prompt + response, student tokens) that is learned; longer
+ *     turns are left out and counted, never cut (a cut prompt is not what the student will see)
+ */
+public record SftSettings(double lr, int epochs, int microBatchTokens, int samples, int maxSampleTokens)
+    implements Serializable {
+
+  public SftSettings {
+    if (epochs < 1 || microBatchTokens < 1 || samples < 1 || maxSampleTokens < 2) {
+      throw new IllegalArgumentException("sft.epochs, sft.micro_batch_tokens and sft.samples"
+          + " must be >= 1 and sft.max_sample_tokens >= 2, got " + epochs + ", " + microBatchTokens
+          + ", " + samples + " and " + maxSampleTokens);
+    }
+    if (!(lr > 0) || Double.isInfinite(lr)) {
+      throw new IllegalArgumentException("sft.lr must be a finite number above 0, got " + lr);
+    }
+  }
+
+  /** AdamW for SFT: the learner's hyper-parameters with SFT's learning rate. */
+  public AdamW.Hyper optimizer(LearnerSettings learner) {
+    AdamW.Hyper h = learner.optimizer();
+    return new AdamW.Hyper(lr, h.weightDecay(), h.beta1(), h.beta2(), h.eps(), h.maxGradNorm());
+  }
+}
