@@ -15,6 +15,7 @@ import java.io.Serializable;
  * @param checkpoints the layout of the checkpoints table
  * @param judge how roots are judged (the rewards table)
  * @param advantages how group advantages become sample weights (the samples table)
+ * @param train the {@code train} job's loop (steps, queries per step, evaluation cadence)
  */
 public record ArborConfig(
     String warehouse,
@@ -31,26 +32,27 @@ public record ArborConfig(
     LearnerSettings learner,
     CheckpointSettings checkpoints,
     JudgeSettings judge,
-    AdvantageSettings advantages) implements Serializable {
+    AdvantageSettings advantages,
+    TrainSettings train) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
     return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
-        checkpoints, judge, advantages);
+        checkpoints, judge, advantages, train);
   }
 
   public ArborConfig withPolicy(PolicySettings p) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner,
-        checkpoints, judge, advantages);
+        checkpoints, judge, advantages, train);
   }
 
   public ArborConfig withRlm(RlmSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner,
-        checkpoints, judge, advantages);
+        checkpoints, judge, advantages, train);
   }
 
   public ArborConfig withRollouts(RolloutSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner,
-        checkpoints, judge, advantages);
+        checkpoints, judge, advantages, train);
   }
 }
