@@ -72,7 +72,9 @@ public final class Main {
         out.println("arbor " + name + ": " + job.summary() + "\n\n" + job.usage());
         return 0;
       }
-      ArborConfig config = ConfigLoader.load(confs, sets);
+      List<String> layers = new ArrayList<>(job.profiles());
+      layers.addAll(confs);
+      ArborConfig config = ConfigLoader.load(layers, sets);
       try (JobContext context = new JobContext(name, config, rest.subList(1, rest.size()), out)) {
         return job.run(context);
       }
@@ -104,7 +106,7 @@ public final class Main {
 
         options (every job):
           --conf FILE|PROFILE  configuration to apply over conf/defaults.conf (repeatable;
-                               profiles: local, cluster, gpu)
+                               profiles: local, cluster, gpu, demo)
           --set key=value      override one key, e.g. --set warehouse=/tmp/wh (repeatable)
           --help               this overview, or a job's options: arbor <job> --help
 

@@ -173,7 +173,9 @@ class AdversarialSandboxTest {
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars()),
         new Hostile(Category.OUTPUT, "one huge print", "print('y' * 10**7)", ANY_FAILURE, "output limit exceeded",
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars()),
-        new Hostile(Category.OUTPUT, "many small prints", "for i in range(10**5):\n  print(i, end='')", CLEAN, "",
+        // 2 x 10^4 prints (88,890 characters, far past the cap): with the import guard's builtins
+        // 10^5 of them no longer fit the 3 s test limit on 2 cores (docs/runtime.md, known slowdown).
+        new Hostile(Category.OUTPUT, "many small prints", "for i in range(2 * 10**4):\n  print(i, end='')", CLEAN, "",
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars() && r.droppedChars() > 0),
         // --- overwriting the built-ins and the context
         new Hostile(Category.OVERWRITE, "clear the builtins", "__builtins__.clear()", ERROR, "'__builtins__' is not allowed"),
