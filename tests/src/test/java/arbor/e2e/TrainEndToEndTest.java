@@ -164,9 +164,24 @@ class TrainEndToEndTest {
     }
 
     // The rollouts of both runs drew the same tokens; the step-2 weights then agree.
+    // The two runs' rollouts draw the same tokens; their recorded log-probabilities agree to float
+    // rounding only (measured: differences in the 7th digit, from the generation engine's
+    // arithmetic, not from the seeds), so they are compared within 1e-5.
     List<Row> samplesStraight = sortedSamples(w);
     List<Row> samplesResumed = sortedSamples(r);
-    assertEquals(samplesStraight, samplesResumed, "the two runs' samples (token ids and their log-probabilities)");
+    assertEquals(samplesStraight.size(), samplesResumed.size());
+    double lpDiff = 0;
+    for (int i = 0; i < samplesStraight.size(); i++) {
+      Row x = samplesStraight.get(i);
+      Row y = samplesResumed.get(i);
+      for (int c = 0; c < 3; c++) assertEquals(x.get(c), y.get(c), "sample key");
+      assertEquals(x.getList(3), y.getList(3), "the tokens of sample " + x.get(1) + " turn " + x.get(2));
+      List<Float> lx = x.getList(4);
+      List<Float> ly = y.getList(4);
+      for (int j = 0; j < lx.size(); j++) lpDiff = Math.max(lpDiff, Math.abs(lx.get(j) - ly.get(j)));
+    }
+    System.out.printf("train resume: max |log-probability difference| between the runs' samples = %g%n", lpDiff);
+    assertTrue(lpDiff <= 1e-5, "log-probabilities differ by " + lpDiff);
     Checkpoint a = store.load(RUN, 2);
     Checkpoint b = resumedStore.load(RUN, 2);
     Checkpoint start = store.load(RUN, 0);
