@@ -129,6 +129,10 @@ public final class ConfigLoader {
     atLeast(c, "rlm.max_nodes", 1);
     atLeast(c, "rlm.max_tokens_per_tree", 1);
     atLeast(c, "rollouts.samples", 1);
+    atLeast(c, "train.steps", 1);
+    atLeast(c, "train.queries_per_step", 1);
+    atLeast(c, "train.eval_every", 0);
+    atLeast(c, "train.progress_seconds", 1);
     atLeast(c, "rollouts.trees_per_task", 1);
     check(c, "rollouts.max_infra_failure_fraction", v -> v >= 0 && v <= 1, "a fraction in [0, 1]");
   }

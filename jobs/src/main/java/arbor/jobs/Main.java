@@ -31,6 +31,7 @@ public final class Main {
     jobs.put("sql", new SqlJob());
     jobs.put("bench", new BenchJob());
     jobs.put("repl", new arbor.jobs.repl.ReplJob());
+    jobs.put("train", new arbor.jobs.train.TrainJob());
     jobs.put("export", new arbor.jobs.export.ExportJob());
     jobs.put("sft", new arbor.jobs.sft.SftJob());
     jobs.put("eval", new arbor.jobs.eval.EvalJob());

@@ -47,18 +47,6 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TrainingStepEndToEndTest {
-  /** The evidence of q1 and q3, as clean text: the papers hold it with a PDF line break. */
-  static final String MT_DATA = "Our systems are trained on the WMT 2015 English-German parallel corpus of 4.2 million sentence"
-      + " pairs, and tuned on newstest2013.";
-  static final String PARSER_DATA = "The parser is trained on sections 2-21 of the Penn Treebank converted to Stanford dependencies.";
-  static final StructType EVIDENCE = new StructType().add("paper_id", DataTypes.StringType).add("text", DataTypes.StringType);
-  static final StructType QUERIES = new StructType().add("query_id", DataTypes.StringType)
-      .add("group_id", DataTypes.StringType).add("question", DataTypes.StringType)
-      .add("evidence", DataTypes.createArrayType(EVIDENCE));
-  // The papers and groups of the rollouts test: the same small multi-paper context.
-  static final StructType PAPERS = RolloutsEndToEndTest.PAPERS;
-  static final StructType GROUPS = RolloutsEndToEndTest.GROUPS;
-
   private Path root;
   private SparkSession spark;
   private Dataset<Row> queries;
@@ -70,14 +58,10 @@ class TrainingStepEndToEndTest {
     spark = TestEnv.spark();
     root = TestEnv.WORK.resolve("training-step-e2e");
     arbor.jobs.FileTrees.delete(root);
-    papers = spark.createDataFrame(List.of(RowFactory.create("mt", RolloutsEndToEndTest.MT),
-        RowFactory.create("parser", RolloutsEndToEndTest.PARSER), RowFactory.create("fold", RolloutsEndToEndTest.FOLDING)), PAPERS);
-    groups = spark.createDataFrame(List.of(RowFactory.create("g1", List.of("mt", "parser", "fold")),
-        RowFactory.create("g2", List.of("parser"))), GROUPS);
-    queries = spark.createDataFrame(List.of(
-        RowFactory.create("q1", "g1", "Which training corpus do the systems train on?", List.of(RowFactory.create("mt", MT_DATA))),
-        RowFactory.create("q3", "g2", "Which treebank is the parser trained on?", List.of(RowFactory.create("parser", PARSER_DATA)))),
-        QUERIES);
+    TinyCorpus corpus = TinyCorpus.of(spark);
+    papers = corpus.papers();
+    groups = corpus.groups();
+    queries = corpus.queries();
   }
 
   @AfterAll
@@ -85,7 +69,7 @@ class TrainingStepEndToEndTest {
     RlmRuntime.closeShared();
   }
 
-  ArborConfig config(String warehouse, String... settings) {
+  static ArborConfig config(String warehouse, String... settings) {
     List<String> all = new ArrayList<>(List.of("warehouse=" + warehouse,
         "rlm.prompt_dir=" + TestEnv.REPO.resolve("conf/prompts"), "rollouts.trees_per_task=4",
         "sandbox.workers=1", "sandbox.worker_heap_mb=768", "sandbox.jvm_options=[\"-XX:TieredStopAtLevel=1\"]"));

@@ -16,6 +16,7 @@ import java.io.Serializable;
  * @param judge how roots are judged (the rewards table)
  * @param advantages how group advantages become sample weights (the samples table)
  * @param sft cold-start SFT on a teacher's traces (the run's step-0 checkpoint)
+ * @param train the {@code train} job's loop (steps, queries per step, evaluation cadence)
  */
 public record ArborConfig(
     String warehouse,
@@ -33,26 +34,27 @@ public record ArborConfig(
     CheckpointSettings checkpoints,
     JudgeSettings judge,
     AdvantageSettings advantages,
-    SftSettings sft) implements Serializable {
+    SftSettings sft,
+    TrainSettings train) implements Serializable {
 
   /** The same configuration over another warehouse (benchmarks and tests write to scratch ones). */
   public ArborConfig withWarehouse(String root) {
     return new ArborConfig(root, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
-        checkpoints, judge, advantages, sft);
+        checkpoints, judge, advantages, sft, train);
   }
 
   public ArborConfig withPolicy(PolicySettings p) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, p, synthesis, repl, sandbox, rlm, rollouts, learner,
-        checkpoints, judge, advantages, sft);
+        checkpoints, judge, advantages, sft, train);
   }
 
   public ArborConfig withRlm(RlmSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, r, rollouts, learner,
-        checkpoints, judge, advantages, sft);
+        checkpoints, judge, advantages, sft, train);
   }
 
   public ArborConfig withRollouts(RolloutSettings r) {
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner,
-        checkpoints, judge, advantages, sft);
+        checkpoints, judge, advantages, sft, train);
   }
 }

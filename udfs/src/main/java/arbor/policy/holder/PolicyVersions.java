@@ -10,7 +10,8 @@ import java.nio.file.Path;
 /**
  * The policy by version: version 0 is the base model (the configured Hugging Face folder) in every
  * run; later versions are the training run's checkpoints, from {@code trained} (the Delta
- * {@code checkpoints} table once the learner writes it; null while there is none).
+ * {@code checkpoints} table once the learner writes it; null while there is none). A
+ * {@link RunCheckpoints} source serves version 0 too: the run's own step-0 checkpoint.
  */
 public record PolicyVersions(String baseModelDir, CheckpointSource trained) implements CheckpointSource, Serializable {
 
@@ -22,9 +23,14 @@ public record PolicyVersions(String baseModelDir, CheckpointSource trained) impl
     return new CheckpointKey(version == 0 ? BASE : runId, version);
   }
 
+  /** The key of {@code version} of run {@code runId} under this source (see {@link RunCheckpoints}). */
+  public CheckpointKey keyOf(String runId, long version) {
+    return trained instanceof RunCheckpoints ? new CheckpointKey(runId, version) : key(runId, version);
+  }
+
   @Override
   public PolicyModel load(CheckpointKey key, Device device) throws IOException {
-    if (key.version() == 0) {
+    if (key.version() == 0 && !(trained instanceof RunCheckpoints)) {
       if (baseModelDir == null || baseModelDir.isBlank()) {
         throw new IOException("the djl policy needs a model: set policy.djl.model_dir to a Hugging Face folder");
       }

@@ -129,7 +129,7 @@ public final class RlmRuntime implements AutoCloseable {
     if (kind != PolicyKind.DJL) {
       return new Rollout(kind, version, new TreeRunner(box, fixed(kind), prompts, limits, listener), null);
     }
-    ModelHolder.Lease lease = holder(device).acquire(PolicyVersions.key(runId, version));
+    ModelHolder.Lease lease = holder(device).acquire(versions.keyOf(runId, version));
     try {
       DjlPolicySettings djl = config.policy().djl();
       DjlPolicy policy = new DjlPolicy(new ChatGenerator(lease.policy(), lease.engine()), djl.sampling(), djl.seed());
