@@ -42,7 +42,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SftEvalEndToEndTest {
-  static final StructType QUERIES = TrainingStepEndToEndTest.QUERIES
+  static final StructType QUERIES = TinyCorpus.QUERIES
       .add("tier", DataTypes.StringType).add("split", DataTypes.StringType);
 
   private Path root;
@@ -58,16 +58,16 @@ class SftEvalEndToEndTest {
     Warehouse w = new Warehouse(spark, warehouse);
     spark.createDataFrame(List.of(RowFactory.create("mt", RolloutsEndToEndTest.MT),
         RowFactory.create("parser", RolloutsEndToEndTest.PARSER), RowFactory.create("fold", RolloutsEndToEndTest.FOLDING)),
-        TrainingStepEndToEndTest.PAPERS).write().format("delta").save(w.path(Table.PAPERS));
+        RolloutsEndToEndTest.PAPERS).write().format("delta").save(w.path(Table.PAPERS));
     spark.createDataFrame(List.of(RowFactory.create("g1", List.of("mt", "parser", "fold")),
-        RowFactory.create("g2", List.of("parser"))), TrainingStepEndToEndTest.GROUPS)
+        RowFactory.create("g2", List.of("parser"))), RolloutsEndToEndTest.GROUPS)
         .write().format("delta").save(w.path(Table.PAPER_GROUPS));
     List<Row> queries = new ArrayList<>();
     for (String split : List.of("sft", "validation")) {
       queries.add(RowFactory.create(split + "-q1", "g1", "Which training corpus do the systems train on?",
-          List.of(RowFactory.create("mt", TrainingStepEndToEndTest.MT_DATA)), "mid-range", split));
+          List.of(RowFactory.create("mt", TinyCorpus.MT_DATA)), "mid-range", split));
       queries.add(RowFactory.create(split + "-q3", "g2", "Which treebank is the parser trained on?",
-          List.of(RowFactory.create("parser", TrainingStepEndToEndTest.PARSER_DATA)), "singleton", split));
+          List.of(RowFactory.create("parser", TinyCorpus.PARSER_DATA)), "singleton", split));
     }
     spark.createDataFrame(queries, QUERIES).write().format("delta").save(w.path(Table.QUERIES));
     model = root.resolve("tiny-model");
