@@ -73,7 +73,8 @@ public final class EvalJob implements Job {
     long version = policy == PolicyKind.DJL ? step : 0;
     var out = context.out();
     out.printf(Locale.ROOT, "eval: %s at step %d on the %s split of run %s%n", policy.key(), step, split, run);
-    Evaluate.Written written = new Evaluate(config, store.source(), System.getenv())
+    // Every version from the run's checkpoints, step 0 (sft's or the base it saved) included.
+    Evaluate.Written written = new Evaluate(config, new arbor.policy.holder.RunCheckpoints(store.source()), System.getenv())
         .evaluate(w, run, step, version, split);
     Dataset<Row> rows = w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
         .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split)));

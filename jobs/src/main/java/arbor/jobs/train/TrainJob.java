@@ -113,15 +113,19 @@ public final class TrainJob implements Job {
   }
 
   /**
-   * Where evaluation on the validation split goes: before the first step (version 0) and after
-   * every {@code train.eval_every} steps, with the policy version just written. Evaluation is
-   * the {@code eval} stage's; until it is wired here, this only says it was skipped.
+   * Evaluation on the validation split: before the first step (version 0) and after every
+   * {@code train.eval_every} steps, with the policy version just written; rows go to the
+   * {@code eval} table under the run and the version's step.
    */
   void evaluationHook(JobContext context, String runId, long policyVersion) {
-    if (context.config().train().evalEvery() > 0) {
-      context.out().printf("train: evaluation of run %s at policy v%d skipped (not wired into train yet)%n",
-          runId, policyVersion);
-    }
+    ArborConfig config = context.config();
+    if (config.train().evalEvery() <= 0) return;
+    CheckpointStore store = new CheckpointStore(context.spark(), context.warehouse(), config.checkpoints());
+    arbor.eval.Evaluate.Written written = new arbor.eval.Evaluate(config,
+        new RunCheckpoints(store.source()), System.getenv())
+        .evaluate(context.warehouse(), runId, policyVersion, policyVersion, "validation");
+    context.out().printf("train: evaluated policy v%d of run %s on the validation split (rollouts under run %s)%n",
+        policyVersion, runId, written.evalRunId());
   }
 
   /** A fresh run without an sft checkpoint: the configured model folder becomes its step 0. */
