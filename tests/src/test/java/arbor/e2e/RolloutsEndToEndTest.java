@@ -101,10 +101,9 @@ class RolloutsEndToEndTest {
     spark = TestEnv.spark();
     root = TestEnv.WORK.resolve("rollouts-e2e");
     arbor.jobs.FileTrees.delete(root);
-    papers = spark.createDataFrame(List.of(RowFactory.create("mt", MT), RowFactory.create("parser", PARSER),
-        RowFactory.create("fold", FOLDING)), PAPERS);
-    groups = spark.createDataFrame(List.of(RowFactory.create("g1", List.of("mt", "parser", "fold")),
-        RowFactory.create("g2", List.of("parser"))), GROUPS);
+    TinyCorpus corpus = TinyCorpus.of(spark);
+    papers = corpus.papers();
+    groups = corpus.groups();
     queries = spark.createDataFrame(List.of(
         RowFactory.create("q1", "g1", "Which training corpus do the systems train on?"),
         RowFactory.create("q2", "g1", "How much does BLEU improve?"),
