@@ -14,6 +14,7 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.policy.holder.CheckpointSource;
+import arbor.policy.holder.RunCheckpoints;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rollouts.Rollouts;
 import arbor.synthesis.Queries;
@@ -80,7 +81,9 @@ public final class Evaluate {
     String evalRun = evalRunId(runId, split);
     Dataset<Row> groups = warehouse.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
-    new Rollouts(config, checkpoints, RunTrees.TaskProbe.NONE)
+    // The eval run's trees roll out the training run's checkpoints.
+    CheckpointSource weights = checkpoints instanceof RunCheckpoints run ? run.pinnedTo(runId) : checkpoints;
+    new Rollouts(config, weights, RunTrees.TaskProbe.NONE)
         .runStep(warehouse, queries, groups, papers, evalRun, step, policyVersion);
     Dataset<Row> nodes = stepRows(warehouse, Table.ROLLOUT_NODES, evalRun, step).cache();
     Dataset<Row> references = References.of(queries, groups, papers);

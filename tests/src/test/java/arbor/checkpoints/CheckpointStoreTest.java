@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import arbor.conf.ConfigLoader;
+import arbor.e2e.TestEnv;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.AdamWStates;
 import arbor.policy.checkpoint.CheckpointCorruptException;
@@ -26,7 +26,6 @@ import arbor.policy.model.PolicyModel;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.policy.train.AdamWState;
-import arbor.spark.Sessions;
 import arbor.tables.Checkpoints;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
@@ -54,10 +53,7 @@ class CheckpointStoreTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    Path repo = Path.of(System.getProperty("arbor.repo", "..")).toAbsolutePath().normalize();
-    spark = Sessions.open(ConfigLoader.load(List.of(), List.of("spark.master=local[2]",
-        "spark.shuffle_partitions=2",
-        "spark.local_dir=" + repo.resolve("target/test-data/spark"))).spark());
+    spark = TestEnv.spark();
     ModelConfig c = ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true);
     TinyModels.write(c, 7, new TinyModels.TokenizerSource.ByteLevel(), TensorDtype.F32,
         dir.resolve("base"));

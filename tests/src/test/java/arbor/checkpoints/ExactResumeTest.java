@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import arbor.conf.ConfigLoader;
+import arbor.e2e.TestEnv;
 import arbor.conf.LearnerSettings;
 import arbor.policy.checkpoint.AdamWStates;
 import arbor.policy.checkpoint.Checkpoint;
@@ -22,7 +22,6 @@ import arbor.policy.train.PolicyForward;
 import arbor.policy.train.PolicyUpdate;
 import arbor.policy.train.ResponseSample;
 import arbor.policy.train.TrainSample;
-import arbor.spark.Sessions;
 import arbor.warehouse.Warehouse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -114,9 +113,7 @@ class ExactResumeTest {
     }
 
     // Interrupted: step 0 and step 2 checkpoints, then everything is closed (the driver dies).
-    SparkSession spark = Sessions.open(ConfigLoader.load(List.of(), List.of(
-        "spark.master=local[2]", "spark.shuffle_partitions=2",
-        "spark.local_dir=" + dir.resolve("spark"))).spark());
+    SparkSession spark = TestEnv.spark();
     CheckpointStore store = new CheckpointStore(spark,
         new Warehouse(spark, dir.resolve("warehouse").toString()), 4096, Long.MAX_VALUE);
     try (Qwen3Model policy = initial(); Qwen3Model reference = PolicyUpdate.frozenCopy(policy);

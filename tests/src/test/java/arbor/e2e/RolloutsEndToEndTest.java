@@ -222,8 +222,9 @@ class RolloutsEndToEndTest {
     String wh = root.resolve("retry").toString();
     ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=in_process", "rollouts.samples=2");
     Warehouse w = warehouse(wh);
+    assertEquals("local[2,2]", spark.sparkContext().master(), "the retry needs a second task attempt");
     int before = FAULTS.get();
-    // The first attempt of the first task dies after its first tree; Spark (local[2,2]) retries it.
+    // The first attempt of the first task dies after its first tree; Spark retries it.
     RunTrees.TaskProbe fault = (partition, attempt, ended) -> {
       if (partition == 0 && attempt == 0 && ended == 1) {
         FAULTS.incrementAndGet();

@@ -123,6 +123,18 @@ class SftEvalEndToEndTest {
     }
     assertEquals((double) total, metrics.get("sft.trees_kept") + metrics.get("sft.trees_dropped"));
     assertTrue(metrics.containsKey("sft.loss.epoch_1"), metrics.toString());
+
+    // The student is evaluated from the run's checkpoint, though its trees are written under an
+    // eval run id of their own.
+    TestEnv.Run eval = TestEnv.run(args("eval", "--run", "r1", "--set", "rlm.max_turns=1",
+        "--set", "policy.djl.sampling.max_new_tokens=8", "--report", root.resolve("report-r1").toString()));
+    assertEquals(0, eval.code(), eval.out() + eval.err());
+    List<Row> rows = w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo("r1")).collectAsList();
+    assertEquals(2, rows.size(), "one row per validation tree: " + rows);
+    for (Row r : rows) {
+      assertEquals("djl", r.getAs(Eval.POLICY));
+      assertEquals(0L, r.<Long>getAs(Cols.STEP));
+    }
   }
 
   @Test

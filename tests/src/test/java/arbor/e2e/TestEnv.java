@@ -15,17 +15,20 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * What the end-to-end tests share: one local SparkSession per test JVM (jobs run in-process
  * borrow it), the repository root, and a small real corpus of R-package papers fetched once.
+ * Every test in this module takes its session from here: Spark keeps one context per JVM, and a
+ * session opened elsewhere first (plain {@code local[2]}) would leave the retry tests without
+ * their second task attempt.
  */
-final class TestEnv {
+public final class TestEnv {
   private TestEnv() {}
 
-  static final Path REPO = Path.of(System.getProperty("arbor.repo", "..")).toAbsolutePath().normalize();
-  static final Path WORK = REPO.resolve("target/test-data");
+  public static final Path REPO = Path.of(System.getProperty("arbor.repo", "..")).toAbsolutePath().normalize();
+  public static final Path WORK = REPO.resolve("target/test-data");
   static final List<String> REAL_PACKAGES = List.of("r-cran-tsp", "r-cran-dbscan", "r-cran-sandwich");
 
   private static SparkSession spark;
 
-  static synchronized SparkSession spark() {
+  public static synchronized SparkSession spark() {
     if (spark == null) {
       spark = Sessions.open(ConfigLoader.load(List.of(), List.of(
           "spark.master=local[2,2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"))).spark());

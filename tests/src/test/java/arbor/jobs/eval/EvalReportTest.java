@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.conf.ConfigLoader;
-import arbor.spark.Sessions;
+import arbor.e2e.TestEnv;
 import arbor.tables.Eval;
 import arbor.tables.Metrics;
 import java.nio.file.Files;
@@ -32,10 +31,7 @@ class EvalReportTest {
 
   @BeforeAll
   static void session() {
-    Path repo = Path.of(System.getProperty("arbor.repo", "..")).toAbsolutePath().normalize();
-    spark = Sessions.open(ConfigLoader.load(List.of(), List.of("spark.master=local[2]",
-        "spark.shuffle_partitions=2",
-        "spark.local_dir=" + repo.resolve("target/test-data/spark"))).spark());
+    spark = TestEnv.spark();
   }
 
   /** Two steps of training metrics whose reward rises by {@code slope} per step. */
