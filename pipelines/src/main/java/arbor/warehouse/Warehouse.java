@@ -27,8 +27,22 @@ public final class Warehouse {
    */
   public Warehouse(SparkSession spark, String root, java.util.function.Consumer<Table> beforeWrite) {
     this.spark = spark;
-    this.root = root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
+    this.root = qualified(spark, root.endsWith("/") ? root.substring(0, root.length() - 1) : root);
     this.beforeWrite = beforeWrite;
+  }
+
+  /**
+   * The root as an absolute URI ({@code warehouse} becomes {@code file:/driver/dir/warehouse}):
+   * table paths travel to executors (the checkpoint source a rollout task loads its policy from),
+   * and an executor resolves a relative path in its own working folder, not the driver's.
+   */
+  private static String qualified(SparkSession spark, String root) {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(root);
+    try {
+      return path.getFileSystem(spark.sessionState().newHadoopConf()).makeQualified(path).toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot resolve the warehouse root '" + root + "'", e);
+    }
   }
 
   public String root() {

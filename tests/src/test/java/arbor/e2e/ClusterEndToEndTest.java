@@ -132,8 +132,8 @@ class ClusterEndToEndTest {
     }
     String out = Files.readString(log);
     assertEquals(0, driver.exitValue(), "the driver failed:\n" + out);
-    assertTrue(out.contains("Lost executor 0") || out.contains("ExecutorLostFailure") || out.contains("Lost task"),
-        "the driver never noticed the lost executor:\n" + out);
+    // Worker 1 may host either executor id: any lost executor is the one killed.
+    assertTrue(out.contains("Lost executor"), "the driver never noticed the lost executor:\n" + out);
 
     // No paper lost, none twice: read the warehouse the driver wrote, from this JVM.
     List<Row> rows = TestEnv.spark().read().format("delta").load(driverDir.resolve("warehouse/papers").toString())
@@ -184,18 +184,16 @@ class ClusterEndToEndTest {
         "--set", "train.queries_per_step=" + QUERIES_PER_STEP, "--set", "train.progress_seconds=1", "--run", "cluster");
     int trees = QUERIES_PER_STEP * 2;
     try {
-      // Kill worker 1 while rollouts run: some rollout tasks done, not all, worker 1 busy.
-      Pattern progress = Pattern.compile("step 0 rollouts: (\\d+) of (\\d+) tasks");
+      // Kill worker 1 while rollouts run: a rollout task has written trees into the step's
+      // staging folder (the Rollouts stage's first output), the step has not ended.
+      Path staging = driverDir.resolve("warehouse/_staging/rollouts");
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
       while (true) {
         String sofar = Files.readString(log);
-        Matcher m = progress.matcher(sofar);
-        boolean midRollouts = false;
-        while (m.find()) midRollouts = Integer.parseInt(m.group(1)) > 0 && Integer.parseInt(m.group(1)) < Integer.parseInt(m.group(2));
-        if (midRollouts && runsATask(cluster.resolve("worker-1/work"))) break;
+        if (hasParquet(staging) && runsATask(cluster.resolve("worker-1/work"))) break;
         assertTrue(driver.isAlive(), "the driver ended before worker 1 could be killed:\n" + sofar);
         assertTrue(!sofar.contains("step 1/1"), "the step ended before worker 1 could be killed:\n" + sofar);
-        assertTrue(System.nanoTime() < deadline, "no rollout progress in 15 minutes:\n" + sofar);
+        assertTrue(System.nanoTime() < deadline, "no rollout output in 15 minutes:\n" + sofar);
         Thread.sleep(100);
       }
       script("kill-worker", "1");
@@ -229,6 +227,15 @@ class ClusterEndToEndTest {
     assertEquals(List.of(0L, 1L), store.steps("cluster", arbor.policy.checkpoint.TableVersion.LATEST));
     // Both workers' executors ran tasks, in their own folders.
     assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the step's tasks");
+  }
+
+  private static boolean hasParquet(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) return false;
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.anyMatch(f -> f.getFileName().toString().endsWith(".parquet"));
+    } catch (java.io.UncheckedIOException e) {
+      return false; // a task's folder moved as we walked: the next poll sees it
+    }
   }
 
   private static boolean runsATask(Path workDir) throws IOException {
