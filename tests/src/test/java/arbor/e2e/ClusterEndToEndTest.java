@@ -1,9 +1,20 @@
 package arbor.e2e;
 
+import static org.apache.spark.sql.functions.array;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.sum;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.ingest.TestPdfs;
+import arbor.policy.model.ModelConfig;
+import arbor.policy.model.TensorDtype;
+import arbor.policy.model.TinyModels;
+import arbor.tables.Cols;
+import arbor.tables.RolloutNodes;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,14 +44,17 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The driver is given relative paths from a working folder no executor shares, so any path an
  * executor would resolve on its own fails. While the executors parse (some papers done, not
  * all), worker 1 and its executor are killed: the job must still finish with every paper
- * exactly once. Then a rollout step over those papers (the scripted expert, the Rollouts stage)
- * runs on a fresh pair of workers, and worker 1 is killed again while trees run: every tree is
- * written exactly once, with all its nodes and turns.
+ * exactly once. Then one {@code train} step over those papers (a tiny djl student that exists only
+ * in the driver's folder, so executors must load it from the checkpoints table) runs on a fresh
+ * pair of workers, and worker 1 is killed again while its rollouts run: every tree is written
+ * exactly once with all its nodes and turns, every root judged, every turn a sample, and the
+ * learner's step-1 checkpoint is in the warehouse.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterEndToEndTest {
   private static final int PAPERS = 24;
+  private static final int QUERIES_PER_STEP = 12;
   private static final Path JAR = TestEnv.REPO.resolve("jobs/target/arbor-jobs.jar");
   private static final Path FLAGS = TestEnv.REPO.resolve("jobs/target/classes/arbor-jvm.options");
   private final Path root = TestEnv.WORK.resolve("cluster-e2e");
@@ -140,82 +154,81 @@ class ClusterEndToEndTest {
 
   @Test
   @Order(2)
-  void aRolloutStepOnTwoWorkersSurvivesTheLossOfOneWithNoTreeLostOrDuplicated() throws Exception {
+  void aTrainStepOnTwoWorkersSurvivesTheLossOfOneWithNoRowLostOrDuplicated() throws Exception {
     Assumptions.assumeTrue(Files.isDirectory(driverDir.resolve("warehouse/papers")), "the ingest test wrote no papers");
     // Fresh workers: the first test killed one.
     script("stop");
     script("start", "--workers", "2", "--cores", "1", "--memory", "2500m", "--executor-memory", "2g");
-    Path markers = Files.createDirectories(root.resolve("markers"));
-    Path appJar = appJar(root.resolve("rollouts-driver.jar"));
-    Path log = root.resolve("rollouts-driver.log");
-    Process driver = driver(log, JAR + File.pathSeparator + appJar, ClusterRolloutsDriver.class.getName(),
-        cluster.resolve("cluster.conf").toString(), markers.toString(), appJar.toString());
-    int trees = PAPERS * 2;
+    // The dataset: one query per ingested paper, in the train split, its group that paper alone.
+    var spark = TestEnv.spark();
+    String warehouse = driverDir.resolve("warehouse").toString();
+    var papers = spark.read().format("delta").load(warehouse + "/papers");
+    papers.select(concat(lit("g-"), col("paper_id")).as("group_id"), array(col("paper_id")).as("paper_ids"))
+        .write().format("delta").save(warehouse + "/paper_groups");
+    papers.select(concat(lit("q-"), col("paper_id")).as(Cols.QUERY_ID), concat(lit("g-"), col("paper_id")).as("group_id"),
+        concat(lit("Which sentences of the paper state its numbered findings? ("), col("title"), lit(")")).as("question"),
+        array(struct(col("paper_id"), lit("Paragraph 3 of the paper.").as("text"))).as("evidence"),
+        lit("train").as(arbor.synthesis.Queries.SPLIT))
+        .write().format("delta").save(warehouse + "/queries");
+    // The student lives only in the driver's folder, under a relative path: executors must get
+    // it from the checkpoints table (train saves it as step 0), never from this folder.
+    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
+        TensorDtype.F32, driverDir.resolve("tiny-model"));
+
+    Path log = root.resolve("train-driver.log");
+    Process driver = driver(log, JAR.toString(), "arbor.jobs.Main", "train", "--conf", cluster.resolve("cluster.conf").toString(),
+        "--set", "warehouse=warehouse", "--set", "data_dir=data", "--set", "policy.djl.model_dir=tiny-model",
+        "--set", "rollouts.policy=djl", "--set", "rollouts.sandbox=in_process", "--set", "rollouts.samples=2",
+        "--set", "rollouts.trees_per_task=2", "--set", "rlm.prompts=reduced", "--set", "rlm.max_turns=2",
+        "--set", "policy.djl.sampling.max_new_tokens=12", "--set", "train.steps=1",
+        "--set", "train.queries_per_step=" + QUERIES_PER_STEP, "--set", "train.progress_seconds=1", "--run", "cluster");
+    int trees = QUERIES_PER_STEP * 2;
     try {
+      // Kill worker 1 while rollouts run: some rollout tasks done, not all, worker 1 busy.
+      Pattern progress = Pattern.compile("step 0 rollouts: (\\d+) of (\\d+) tasks");
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
       while (true) {
-        List<String> ended = markerDirs(markers);
-        if (ended.stream().anyMatch(d -> d.contains("worker-1")) && ended.size() < trees) break;
         String sofar = Files.readString(log);
-        assertTrue(driver.isAlive(), "the driver ended before worker 1 finished a tree:\n" + sofar);
-        assertTrue(ended.size() < trees, "all trees ended before worker 1 could be killed");
-        assertTrue(System.nanoTime() < deadline, "worker 1 finished no tree in 15 minutes:\n" + sofar);
+        Matcher m = progress.matcher(sofar);
+        boolean midRollouts = false;
+        while (m.find()) midRollouts = Integer.parseInt(m.group(1)) > 0 && Integer.parseInt(m.group(1)) < Integer.parseInt(m.group(2));
+        if (midRollouts && runsATask(cluster.resolve("worker-1/work"))) break;
+        assertTrue(driver.isAlive(), "the driver ended before worker 1 could be killed:\n" + sofar);
+        assertTrue(!sofar.contains("step 1/1"), "the step ended before worker 1 could be killed:\n" + sofar);
+        assertTrue(System.nanoTime() < deadline, "no rollout progress in 15 minutes:\n" + sofar);
         Thread.sleep(100);
       }
       script("kill-worker", "1");
-      assertTrue(driver.waitFor(25, TimeUnit.MINUTES), "the rollouts driver did not finish in 25 minutes");
+      assertTrue(driver.waitFor(25, TimeUnit.MINUTES), "the train driver did not finish in 25 minutes");
     } finally {
       driver.destroyForcibly();
     }
     String out = Files.readString(log);
-    assertEquals(0, driver.exitValue(), "the rollouts driver failed:\n" + out);
+    assertEquals(0, driver.exitValue(), "the train driver failed:\n" + out);
     assertTrue(out.contains("Lost executor"), "the driver never noticed the lost executor:\n" + out);
+    assertTrue(out.contains("step 1/1"), out);
 
-    var spark = TestEnv.spark();
-    var nodes = spark.read().format("delta").load(driverDir.resolve("warehouse/rollout_nodes").toString()).cache();
-    var turns = spark.read().format("delta").load(driverDir.resolve("warehouse/rollout_turns").toString());
-    var roots = nodes.filter(org.apache.spark.sql.functions.col(arbor.tables.RolloutNodes.PARENT_ID).isNull());
+    var nodes = spark.read().format("delta").load(warehouse + "/rollout_nodes").cache();
+    var turns = spark.read().format("delta").load(warehouse + "/rollout_turns");
+    var roots = nodes.filter(col(RolloutNodes.PARENT_ID).isNull());
     assertEquals(trees, roots.count(), "one root per query and sample");
-    assertEquals(trees, roots.select(arbor.tables.Cols.QUERY_ID, arbor.tables.Cols.SAMPLE).distinct().count(), "no tree twice");
-    assertEquals(nodes.count(), nodes.select(arbor.tables.Cols.NODE_ID).distinct().count(), "no node twice");
+    assertEquals(trees, roots.select(Cols.QUERY_ID, Cols.SAMPLE).distinct().count(), "no tree twice");
+    assertEquals(nodes.count(), nodes.select(Cols.NODE_ID).distinct().count(), "no node twice");
     long turnRows = turns.count();
-    long turnsOfNodes = nodes.agg(org.apache.spark.sql.functions.sum(arbor.tables.RolloutNodes.TURNS)).first().getLong(0);
+    long turnsOfNodes = nodes.agg(sum(RolloutNodes.TURNS)).first().getLong(0);
     assertEquals(turnsOfNodes, turnRows, "every node's turns, once each");
-    assertEquals(turnRows, turns.select(arbor.tables.Cols.NODE_ID, arbor.tables.Cols.TURN).distinct().count(), "no turn twice");
-
-    // The executors ran in the workers' folders, never in the driver's.
-    for (String dir : markerDirs(markers)) {
-      assertTrue(dir.startsWith(cluster.toString()) && dir.contains("/work/"), "an executor ran in " + dir);
-    }
+    assertEquals(turnRows, turns.select(Cols.NODE_ID, Cols.TURN).distinct().count(), "no turn twice");
+    assertEquals(0, roots.where(col(RolloutNodes.STATUS).isin("sandbox_lost", "infra_error")).count(),
+        "no tree lost to the killed worker");
+    assertEquals(trees, spark.read().format("delta").load(warehouse + "/rewards").count(), "one reward per root");
+    assertEquals(turnRows, spark.read().format("delta").load(warehouse + "/samples").count(), "one sample per turn");
     nodes.unpersist();
-  }
-
-  private static List<String> markerDirs(Path markers) throws IOException {
-    try (Stream<Path> files = Files.list(markers)) {
-      List<String> dirs = new ArrayList<>();
-      for (Path f : files.toList()) {
-        try {
-          dirs.add(Files.readString(f));
-        } catch (java.nio.file.NoSuchFileException e) {
-          // written as we list: the next poll sees it
-        }
-      }
-      return dirs;
-    }
-  }
-
-  /** The driver and its probe as a jar, which Spark ships to the executors (spark.jars). */
-  private static Path appJar(Path jar) throws IOException {
-    Path classes = Path.of(ClusterRolloutsDriver.class.getProtectionDomain().getCodeSource().getLocation().getPath());
-    try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
-        Stream<Path> files = Files.walk(classes.resolve("arbor/e2e"))) {
-      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("ClusterRolloutsDriver")).toList()) {
-        out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
-        Files.copy(f, out);
-        out.closeEntry();
-      }
-    }
-    return jar;
+    // The learner's step is a checkpoint in the warehouse, readable from here.
+    var store = new arbor.checkpoints.CheckpointStore(spark, new arbor.warehouse.Warehouse(spark, warehouse),
+        arbor.conf.ConfigLoader.load(List.of(), List.of()).checkpoints());
+    assertEquals(List.of(0L, 1L), store.steps("cluster", arbor.policy.checkpoint.TableVersion.LATEST));
+    // Both workers' executors ran tasks, in their own folders.
+    assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the step's tasks");
   }
 
   private static boolean runsATask(Path workDir) throws IOException {

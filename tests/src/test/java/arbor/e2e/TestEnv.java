@@ -39,6 +39,15 @@ public final class TestEnv {
   /** The real corpus, fetched with the setup job's fetcher; the test is skipped without apt-get. */
   static synchronized Path realCorpus() throws Exception {
     Path data = WORK.resolve("data");
+    Files.createDirectories(data);
+    // Test classes run in two JVMs at once (surefire forkCount): one fetches, the other waits.
+    try (var lock = java.nio.channels.FileChannel.open(data.resolve(".fetch.lock"),
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE); var held = lock.lock()) {
+      return fetchRealCorpus(data);
+    }
+  }
+
+  private static Path fetchRealCorpus(Path data) throws Exception {
     CorpusFetcher fetcher = new CorpusFetcher(data, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     boolean present = REAL_PACKAGES.stream().allMatch(p -> Files.exists(fetcher.corpus().resolve(p).resolve(".complete")));
     if (!present) {

@@ -41,8 +41,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@code arbor train} on local Spark, real Delta and the tiny djl model: two steps end to end;
- * a run stopped after step 1, crashed in step 2 after its rewards were written, and resumed
- * twice ends with the same step-2 checkpoint as a run that never stopped.
+ * a run that crashed in step 2 after its rewards were written, refused a restart without
+ * {@code --resume} and was resumed ends with the same step-2 checkpoint as a run that never
+ * stopped.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TrainEndToEndTest {
@@ -137,24 +138,20 @@ class TrainEndToEndTest {
     assertEquals(Set.of(1L), w.read(Table.ROLLOUT_NODES).where(col(Cols.STEP).equalTo(1)).select(Cols.POLICY_VERSION)
         .collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toSet()), "step 1 rolls out version 1");
 
-    // Interrupted: one step, then a driver that crashes in step 2 after writing its rewards,
-    // then a resume.
-    ArborConfig first = warehouse("resumed", 1);
-    train(first, t -> {}, "--run", RUN);
+    // Interrupted: a driver that crashes in step 2 after writing its rewards, then a resume.
     ArborConfig both = warehouse("resumed", 2);
-    var refused = assertThrows(UsageError.class, () -> train(both, t -> {}, "--run", RUN));
-    assertTrue(refused.getMessage().contains("--resume"), refused.getMessage());
-    boolean[] crashed = {false};
+    int[] samplesWrites = {0};
     var crash = assertThrows(IllegalStateException.class, () -> train(both, t -> {
-      if (t == Table.SAMPLES && !crashed[0]) {
-        crashed[0] = true;
+      if (t == Table.SAMPLES && ++samplesWrites[0] == 2) {
         throw new IllegalStateException("simulated crash before the samples of step 2");
       }
-    }, "--run", RUN, "--resume"));
+    }, "--run", RUN));
     assertTrue(crash.getMessage().contains("simulated"), crash.getMessage());
-    Warehouse r = new Warehouse(spark, first.warehouse());
+    var refused = assertThrows(UsageError.class, () -> train(both, t -> {}, "--run", RUN));
+    assertTrue(refused.getMessage().contains("--resume"), refused.getMessage());
+    Warehouse r = new Warehouse(spark, both.warehouse());
     assertTrue(rows(r, Table.REWARDS, 1) > 0, "the crashed step wrote its rewards");
-    CheckpointStore resumedStore = new CheckpointStore(spark, r, first.checkpoints());
+    CheckpointStore resumedStore = new CheckpointStore(spark, r, both.checkpoints());
     assertEquals(List.of(0L, 1L), resumedStore.steps(RUN, TableVersion.LATEST));
     train(both, t -> {}, "--run", RUN, "--resume");
     assertEquals(List.of(0L, 1L, 2L), resumedStore.steps(RUN, TableVersion.LATEST));
