@@ -57,4 +57,19 @@ public record ArborConfig(
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, r, learner,
         checkpoints, judge, advantages, sft, train);
   }
+
+  public ArborConfig withLearner(LearnerSettings l) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, l,
+        checkpoints, judge, advantages, sft, train);
+  }
+
+  public ArborConfig withAdvantages(AdvantageSettings a) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
+        checkpoints, judge, a, sft, train);
+  }
+
+  public ArborConfig withTrain(TrainSettings t) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
+        checkpoints, judge, advantages, sft, t);
+  }
 }

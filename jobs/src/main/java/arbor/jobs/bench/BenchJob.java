@@ -28,6 +28,7 @@ public final class BenchJob implements Job {
     all.put("judge", new JudgeBench());
     all.put("checkpoints", new CheckpointsBench());
     all.put("dataset", new DatasetBench());
+    all.put("learning", new LearningBench());
     return all;
   }
 

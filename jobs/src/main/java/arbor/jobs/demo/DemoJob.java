@@ -49,25 +49,8 @@ public final class DemoJob implements Job {
   public int run(JobContext context) throws Exception {
     long start = System.nanoTime();
     var c = context.config();
-    context.out().println("== demo 1/7: setup (the demo corpus and the Qwen3 tokenizer)");
-    if (SetupJob.setup(context, c.setup().packages(), true) != 0) return 1;
-
-    context.out().println("== demo 2/7: ingest");
-    Path corpus = Path.of(c.dataDir(), "corpus").toAbsolutePath();
-    if (IngestJob.ingest(context, List.of(corpus.toString())).papers() == 0) return 1;
-
-    context.out().println("== demo 3/7: synthesize (embeddings, groups, queries and their splits)");
-    DatasetBuilder.Summary dataset = SynthesizeJob.synthesize(context);
-    if (dataset.queriesTotal() == 0) return 1;
-    context.warehouse().registerViews();
-    context.out().print(TextTable.render(context.spark().sql("""
-        SELECT split, count(*) AS queries, count(DISTINCT group_id) AS groups FROM queries
-        WHERE retired_at IS NULL GROUP BY split ORDER BY split"""), 10));
-
-    context.out().println("== demo 4/7: the student, a tiny random model of the Qwen3 architecture");
-    Path model = Path.of(c.policy().djl().modelDir());
-    boolean made = DemoModel.ensure(model, new TokenizerFetcher(Path.of(c.dataDir())).target());
-    context.out().printf("demo: %s %s (%s)%n", made ? "wrote" : "reusing", model, DemoModel.DESCRIPTION);
+    if (!dataset(context, "demo", 7)) return 1;
+    student(context, "demo", 4, 7);
 
     CheckpointStore store = new CheckpointStore(context.spark(), context.warehouse(), c.checkpoints());
     context.out().println("== demo 5/7: sft (the scripted expert teaches the student on the sft split)");
@@ -101,6 +84,50 @@ public final class DemoJob implements Job {
     context.out().printf("demo: done in %.0f s; the report is %s/report.md; explore with bin/arbor sql \"SELECT * FROM metrics\"%n",
         (System.nanoTime() - start) / 1e9, report);
     return 0;
+  }
+
+  /**
+   * The demo's dataset, steps 1-3 of {@code total}: the demo corpus and the Qwen3 tokenizer,
+   * their ingest, and the synthesized queries with their splits (printed). Returns false when a
+   * step came out empty (its own lines say why). Shared with {@code bench learning}.
+   */
+  public static boolean dataset(JobContext context, String who, int total) throws Exception {
+    var c = context.config();
+    context.out().printf("== %s 1/%d: setup (the demo corpus and the Qwen3 tokenizer)%n", who, total);
+    if (SetupJob.setup(context, c.setup().packages(), true) != 0) return false;
+
+    context.out().printf("== %s 2/%d: ingest%n", who, total);
+    Path corpus = Path.of(c.dataDir(), "corpus").toAbsolutePath();
+    if (IngestJob.ingest(context, List.of(corpus.toString())).papers() == 0) return false;
+
+    context.out().printf("== %s 3/%d: synthesize (embeddings, groups, queries and their splits)%n", who, total);
+    DatasetBuilder.Summary dataset = SynthesizeJob.synthesize(context);
+    if (dataset.queriesTotal() == 0) return false;
+    printSplits(context);
+    return true;
+  }
+
+  /** Queries and groups per split of the active queries. */
+  public static void printSplits(JobContext context) {
+    context.warehouse().registerViews();
+    context.out().print(TextTable.render(context.spark().sql("""
+        SELECT split, count(*) AS queries, count(DISTINCT group_id) AS groups FROM queries
+        WHERE retired_at IS NULL GROUP BY split ORDER BY split"""), 10));
+  }
+
+  /**
+   * The student (step {@code step} of {@code total}): the tiny random Qwen3-architecture model at
+   * {@code policy.djl.model_dir}, written unless it is there (setup fetches the tokenizer first
+   * when it is missing).
+   */
+  public static void student(JobContext context, String who, int step, int total) throws Exception {
+    var c = context.config();
+    context.out().printf("== %s %d/%d: the student, a tiny random model of the Qwen3 architecture%n", who, step, total);
+    Path model = Path.of(c.policy().djl().modelDir());
+    TokenizerFetcher tokenizer = new TokenizerFetcher(Path.of(c.dataDir()));
+    if (!tokenizer.present()) SetupJob.setup(context, c.setup().packages(), true);
+    boolean made = DemoModel.ensure(model, tokenizer.target());
+    context.out().printf("%s: %s %s (%s)%n", who, made ? "wrote" : "reusing", model, DemoModel.DESCRIPTION);
   }
 
   /** Runs another job on this job's configuration and Spark session. */
