@@ -1,6 +1,7 @@
 package arbor.policy.train;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
 
 /**
  * The per-token PPO/GRPO terms of one micro-batch, summed with the reduction's coefficients:
@@ -33,13 +34,17 @@ public record SurrogateLoss(double clipEps, double beta) {
 
   public Terms apply(NDArray cur, NDArray old, NDArray ref, NDArray mask, NDArray advantage,
       NDArray policyCoef, NDArray klCoef) {
-    NDArray logRatio = cur.sub(old).mul(mask);
+    // Selected, not multiplied: a padding position holding -inf or NaN (a log-probability of a
+    // token the model cannot produce) times 0 is NaN, and NaN reaches every gradient.
+    NDArray valid = mask.gt(0);
+    NDArray zero = cur.zerosLike();
+    NDArray logRatio = NDArrays.where(valid, cur.sub(old), zero);
     NDArray ratio = logRatio.exp();                                          // (B, R)
     NDArray unclipped = ratio.mul(advantage);
     NDArray clipped = ratio.clip((float) (1 - clipEps), (float) (1 + clipEps)).mul(advantage);
     NDArray surrogate = unclipped.minimum(clipped);                          // (B, R)
     NDArray policy = surrogate.mul(policyCoef).mul(mask).sum().neg();
-    NDArray delta = ref.sub(cur).mul(mask);
+    NDArray delta = NDArrays.where(valid, ref.sub(cur), zero);
     NDArray k3 = delta.exp().sub(delta).sub(1);                              // 0 at padding
     NDArray kl = k3.mul(klCoef).sum();
     // Scalars as float: a double one would promote the 0-d loss to float64.

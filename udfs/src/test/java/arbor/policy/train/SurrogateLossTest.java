@@ -2,6 +2,7 @@ package arbor.policy.train;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -150,6 +151,36 @@ class SurrogateLossTest {
     c.setRequiresGradient(true);
     return new Batch(c, nd.create(old, tokens), nd.create(ref, tokens), nd.create(mask, tokens),
         nd.create(adv, rows), nd.create(pc, rows), nd.create(kc, rows));
+  }
+
+  @Test
+  void paddingThatHoldsInfinitiesOrNaNLeavesTheLossAndGradientFinite() {
+    try (NDManager nd = NDManager.newBaseManager()) {
+      Batch b = batch(nd, EXAMPLE, Reduction.TREE);
+      float[] cur = b.cur.toFloatArray();
+      float[] old = b.old.toFloatArray();
+      float[] ref = b.ref.toFloatArray();
+      float[] mask = b.mask.toFloatArray();
+      for (int i = 0; i < mask.length; i++) {
+        if (mask[i] == 0) {
+          cur[i] = Float.NEGATIVE_INFINITY;
+          old[i] = Float.NaN;
+          ref[i] = Float.POSITIVE_INFINITY;
+        }
+      }
+      NDArray c = nd.create(cur, b.cur.getShape());
+      c.setRequiresGradient(true);
+      SurrogateLoss.Terms terms;
+      try (Autograd.Scope on = Autograd.on()) {
+        terms = LOSS.apply(c, nd.create(old, b.old.getShape()), nd.create(ref, b.ref.getShape()), b.mask, b.adv, b.pc, b.kc);
+      }
+      Autograd.backward(terms.loss(), nd.ones(terms.loss().getShape()));
+      // The same numbers as the hand-computed example: padding takes no part.
+      assertEquals(-0.1737141, terms.loss().getFloat(), 1e-6);
+      for (float g : c.getGradient().toFloatArray()) {
+        assertTrue(Float.isFinite(g), "a gradient is " + g);
+      }
+    }
   }
 
   private static float[] f(float... v) {
