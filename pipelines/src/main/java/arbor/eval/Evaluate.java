@@ -14,7 +14,6 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.policy.holder.CheckpointSource;
-import arbor.policy.holder.RunCheckpoints;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rollouts.Rollouts;
 import arbor.synthesis.Queries;
@@ -82,9 +81,8 @@ public final class Evaluate {
     Dataset<Row> groups = warehouse.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
     // The eval run's trees roll out the training run's checkpoints.
-    CheckpointSource weights = checkpoints instanceof RunCheckpoints run ? run.pinnedTo(runId) : checkpoints;
-    new Rollouts(config, weights, RunTrees.TaskProbe.NONE)
-        .runStep(warehouse, queries, groups, papers, evalRun, step, policyVersion);
+    new Rollouts(config, checkpoints, RunTrees.TaskProbe.NONE)
+        .runStep(warehouse, queries, groups, papers, evalRun, step, runId, policyVersion);
     Dataset<Row> nodes = stepRows(warehouse, Table.ROLLOUT_NODES, evalRun, step).cache();
     Dataset<Row> references = References.of(queries, groups, papers);
     warehouse.replaceStep(Table.REWARDS, evalRun, step,

@@ -31,7 +31,7 @@ import org.apache.spark.sql.SparkSession;
  *
  * <pre>{@code
  * Rollouts rollouts = new Rollouts(config);
- * Dataset<Row> trees = rollouts.transform(queries, groups, papers, "run-1", 3, 2);   // lazy
+ * Dataset<Row> trees = rollouts.transform(queries, groups, papers, "run-1", 3, "run-1", 2);   // lazy
  * RolloutWriter.Written w = new RolloutWriter(warehouse, config.rollouts()).write("run-1", 3, trees);
  * // or, with the groups and papers of the warehouse:
  * RolloutWriter.Written w = rollouts.runStep(warehouse, queries, "run-1", 3, 2);
@@ -69,10 +69,12 @@ public final class Rollouts {
 
   /**
    * The trees to run ({@link TreeRows#TASK}): every query of {@code queries} (query_id,
-   * group_id, question) with the noisy text of its group's papers, once per sample.
+   * group_id, question) with the noisy text of its group's papers, once per sample. The policy
+   * is version {@code policyVersion} of run {@code policyRun}'s checkpoints (an evaluation writes
+   * its trees under a run id of its own and rolls out the training run's weights).
    */
   public Dataset<Row> tasks(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, String runId,
-      long step, long policyVersion) {
+      long step, String policyRun, long policyVersion) {
     Dataset<Row> members = groups.select(col(GROUP_ID), posexplode(col(GROUP_PAPER_IDS)).as(new String[] {"pos", PAPER_ID}))
         .join(papers.select(col(PAPER_ID), col(NOISY_TEXT)), PAPER_ID);
     Dataset<Row> contexts = members.groupBy(GROUP_ID)
@@ -88,13 +90,14 @@ public final class Rollouts {
     SparkSession spark = queries.sparkSession();
     Dataset<Row> samples = spark.range(config.rollouts().samples()).select(col("id").cast("int").as(SAMPLE));
     return withPapers.crossJoin(samples).select(lit(runId).as(RUN_ID), lit(step).as(STEP), col(QUERY_ID), col(SAMPLE),
-        col(TreeRows.QUESTION), col(TreeRows.PAPER_IDS), col(TreeRows.PAPER_TEXTS), lit(policyVersion).as(POLICY_VERSION));
+        col(TreeRows.QUESTION), col(TreeRows.PAPER_IDS), col(TreeRows.PAPER_TEXTS), lit(policyVersion).as(POLICY_VERSION),
+        lit(policyRun).as(TreeRows.POLICY_RUN));
   }
 
   /** The step's trees ({@link TreeRows#TREE}), lazily: they run when the result is written. */
   public Dataset<Row> transform(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, String runId,
-      long step, long policyVersion) {
-    return run(tasks(queries, groups, papers, runId, step, policyVersion));
+      long step, String policyRun, long policyVersion) {
+    return run(tasks(queries, groups, papers, runId, step, policyRun, policyVersion));
   }
 
   /**
@@ -119,7 +122,13 @@ public final class Rollouts {
   /** The trees of one step over the given groups and papers, written to {@code warehouse}. */
   public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
       Dataset<Row> papers, String runId, long step, long policyVersion) {
-    Dataset<Row> trees = transform(queries, groups, papers, runId, step, policyVersion);
+    return runStep(warehouse, queries, groups, papers, runId, step, runId, policyVersion);
+  }
+
+  /** As above, rolling out version {@code policyVersion} of run {@code policyRun}. */
+  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
+      Dataset<Row> papers, String runId, long step, String policyRun, long policyVersion) {
+    Dataset<Row> trees = transform(queries, groups, papers, runId, step, policyRun, policyVersion);
     return new RolloutWriter(warehouse, config.rollouts()).write(runId, step, trees);
   }
 

@@ -25,7 +25,7 @@ public record PolicyVersions(String baseModelDir, CheckpointSource trained) impl
 
   /** The key of {@code version} of run {@code runId} under this source (see {@link RunCheckpoints}). */
   public CheckpointKey keyOf(String runId, long version) {
-    return trained instanceof RunCheckpoints run ? run.keyOf(runId, version) : key(runId, version);
+    return trained instanceof RunCheckpoints ? new CheckpointKey(runId, version) : key(runId, version);
   }
 
   @Override

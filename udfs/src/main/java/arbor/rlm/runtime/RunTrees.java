@@ -60,7 +60,7 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     int attempt = task == null ? 0 : task.attemptNumber();
     RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), checkpoints, System.getenv());
     Row first = in.getFirst();
-    RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(RUN_ID),
+    RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(TreeRows.POLICY_RUN),
         first.<Long>getAs(POLICY_VERSION), SparkTaskDevice.current());
     List<CompletableFuture<Row>> trees = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();

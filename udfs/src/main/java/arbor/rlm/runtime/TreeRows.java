@@ -38,6 +38,8 @@ public final class TreeRows {
   public static final String INFRA_FAILURE = "infra_failure";
   public static final String ERROR = "error";
   public static final String LATENCY_MS = "latency_ms";
+  /** The run whose checkpoints serve the policy version (a task's own run, or the run an evaluation rolls out). */
+  public static final String POLICY_RUN = "policy_run_id";
   public static final String NODES = "nodes";
   public static final String TURNS = "turns";
 
@@ -57,7 +59,8 @@ public final class TreeRows {
       .add(QUESTION, DataTypes.StringType, false)
       .add(PAPER_IDS, STRINGS, false)
       .add(PAPER_TEXTS, STRINGS, false)
-      .add(POLICY_VERSION, DataTypes.LongType, false);
+      .add(POLICY_VERSION, DataTypes.LongType, false)
+      .add(POLICY_RUN, DataTypes.StringType, false);
 
   public static final StructType TREE = new StructType()
       .add(RUN_ID, DataTypes.StringType, false)
