@@ -10,9 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.ingest.TestPdfs;
-import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.tables.Cols;
 import arbor.tables.RolloutNodes;
 import java.io.File;
@@ -172,8 +169,7 @@ class ClusterEndToEndTest {
         .write().format("delta").save(warehouse + "/queries");
     // The student lives only in the driver's folder, under a relative path: executors must get
     // it from the checkpoints table (train saves it as step 0), never from this folder.
-    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
-        TensorDtype.F32, driverDir.resolve("tiny-model"));
+    TinyCorpus.student(driverDir.resolve("tiny-model"));
 
     Path log = root.resolve("train-driver.log");
     Process driver = driver(log, JAR.toString(), "arbor.jobs.Main", "train", "--conf", cluster.resolve("cluster.conf").toString(),

@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.conf.ArborConfig;
 import arbor.conf.ConfigLoader;
-import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.rlm.TreeSeed;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.runtime.RlmRuntime;
@@ -267,8 +264,7 @@ class RolloutsEndToEndTest {
   @Test
   void theTinyDjlModelWritesTrainingSamplesWithTheirSamplingRecord() throws Exception {
     Path model = root.resolve("tiny-model");
-    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
-        TensorDtype.F32, model);
+    TinyCorpus.student(model);
     String wh = root.resolve("djl").toString();
     ArborConfig config = config(wh, "rollouts.policy=djl", "rollouts.sandbox=in_process", "policy.djl.model_dir=" + model,
         "policy.djl.sampling.max_new_tokens=12", "policy.djl.sampling.top_k=50", "rlm.max_turns=2", "rollouts.samples=2",

@@ -8,9 +8,6 @@ import arbor.checkpoints.CheckpointStore;
 import arbor.conf.ConfigLoader;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.model.HfModelFolder;
-import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
@@ -71,8 +68,7 @@ class SftEvalEndToEndTest {
     }
     spark.createDataFrame(queries, QUERIES).write().format("delta").save(w.path(Table.QUERIES));
     model = root.resolve("tiny-model");
-    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
-        TensorDtype.F32, model);
+    TinyCorpus.student(model);
   }
 
   @AfterAll

@@ -22,6 +22,13 @@ record TinyCorpus(Dataset<Row> papers, Dataset<Row> groups, Dataset<Row> queries
       .add("group_id", DataTypes.StringType).add("question", DataTypes.StringType)
       .add("evidence", DataTypes.createArrayType(EVIDENCE));
 
+  /** The training tests' student: a tiny random byte-level model of the Qwen3 architecture, written to {@code dir}. */
+  static java.nio.file.Path student(java.nio.file.Path dir) throws java.io.IOException {
+    arbor.policy.model.TinyModels.write(arbor.policy.model.ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3,
+        new arbor.policy.model.TinyModels.TokenizerSource.ByteLevel(), arbor.policy.model.TensorDtype.F32, dir);
+    return dir;
+  }
+
   static TinyCorpus of(SparkSession spark) {
     Dataset<Row> papers = spark.createDataFrame(List.of(RowFactory.create("mt", RolloutsEndToEndTest.MT),
         RowFactory.create("parser", RolloutsEndToEndTest.PARSER), RowFactory.create("fold", RolloutsEndToEndTest.FOLDING)),

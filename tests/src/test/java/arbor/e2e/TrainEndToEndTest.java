@@ -14,9 +14,6 @@ import arbor.jobs.train.TrainJob;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.model.HostTensor;
-import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
@@ -61,8 +58,7 @@ class TrainEndToEndTest {
     root = TestEnv.WORK.resolve("train-e2e");
     arbor.jobs.FileTrees.delete(root);
     model = root.resolve("tiny-model");
-    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
-        TensorDtype.F32, model);
+    TinyCorpus.student(model);
   }
 
   @AfterAll

@@ -11,9 +11,6 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.metrics.StepMetrics;
-import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
-import arbor.policy.model.TinyModels;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.rollouts.Rollouts;
 import arbor.tables.Cols;
@@ -143,8 +140,7 @@ class TrainingStepEndToEndTest {
   @Test
   void theTinyDjlStepGivesOneAlignedSamplePerTurnAndARerunLeavesTheSameSamples() throws Exception {
     Path model = root.resolve("tiny-model");
-    TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
-        TensorDtype.F32, model);
+    TinyCorpus.student(model);
     String wh = root.resolve("djl").toString();
     ArborConfig config = config(wh, "rollouts.policy=djl", "rollouts.sandbox=in_process", "policy.djl.model_dir=" + model,
         "policy.djl.sampling.max_new_tokens=12", "rlm.max_turns=2", "rollouts.samples=2", "rlm.prompts=reduced");
