@@ -10,6 +10,16 @@ public interface NodeGuard {
 
   void chargeTokens(int tokens);
 
+  /**
+   * Null unless the node was stopped from outside (its parent, a cancel) or the tree's wall time
+   * ran out. A final answer its cell returns after that does not count: the cell may have finished
+   * only because the stop cancelled the children it waited on. A spent token budget is not such a
+   * stop, since the turn that spent it may rightly carry the answer.
+   */
+  default NodeStatus stoppedBy() {
+    return null;
+  }
+
   /** Tokens the next generation may produce at most: what is left of the tree's budget. */
   default int tokensLeft() {
     return Integer.MAX_VALUE;

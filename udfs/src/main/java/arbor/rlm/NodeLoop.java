@@ -94,7 +94,10 @@ public final class NodeLoop {
           spec.seed(t)));
       onTurn.accept(turns.getLast());
       if (step.finalJson() != null) {
-        return new Outcome(NodeStatus.FINAL, step.finalJson(), turns, tokens);
+        NodeStatus stopped = guard.stoppedBy();
+        return stopped != null
+            ? new Outcome(stopped, null, turns, tokens)
+            : new Outcome(NodeStatus.FINAL, step.finalJson(), turns, tokens);
       }
       if (step.lost() != null) {
         NodeStatus after = guard.stopReason();
@@ -148,6 +151,10 @@ public final class NodeLoop {
     }
     turns.add(new Turn(t, messages, gen.text(), gen.promptTokenIds(), gen.tokenIds(), gen.logprobs(),
         code, observation, error, genMillis, 0, gen.finish(), gen.sampling(), spec.seed(t)));
+    NodeStatus stopped = guard.stoppedBy();
+    if (stopped != null) {
+      return new Outcome(stopped, null, turns, tokens);
+    }
     return new Outcome(finalJson != null ? NodeStatus.FINAL : NodeStatus.MAX_TURNS, finalJson, turns, tokens);
   }
 

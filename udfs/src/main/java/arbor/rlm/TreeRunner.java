@@ -511,6 +511,14 @@ public final class TreeRunner {
     }
 
     @Override
+    public NodeStatus stoppedBy() {
+      if (stop != null) {
+        return stop;
+      }
+      return System.nanoTime() > tree.deadlineNanos ? NodeStatus.BUDGET : null;
+    }
+
+    @Override
     public void chargeTokens(int tokens) {
       tree.tokens.addAndGet(tokens);
     }

@@ -37,10 +37,14 @@ class NodeLoopTest {
   }
 
   static NodeLoop.Outcome run(Map<String, List<String>> script, RlmLimits limits) {
+    return run(script, limits, NodeGuard.NONE);
+  }
+
+  static NodeLoop.Outcome run(Map<String, List<String>> script, RlmLimits limits, NodeGuard guard) {
     NodeLoop loop = new NodeLoop(new ReplayPolicy(script), Prompts.load(PROMPTS, Prompts.Strategy.FULL), limits);
     try (SandboxSession s = sandbox.open(PAPERS.toJson(), HostBridge.NONE)) {
       return loop.run(new NodeLoop.NodeSpec(NodePath.ROOT, "What is cut?", PAPERS, Prompts.Role.ROOT_MULTI), s,
-          NodeGuard.NONE);
+          guard);
     }
   }
 
@@ -76,6 +80,31 @@ class NodeLoopTest {
     assertTrue(second.get(4).content().contains("What is cut?"));
     assertTrue(second.stream().noneMatch(m -> m.content().contains("Inspect the context first")));
     assertEquals("1", o.finalAnswerJson());
+  }
+
+  @Test
+  void anAnswerThatArrivesAfterTheNodeWasStoppedDoesNotCount() {
+    // The stop lands while the cell runs (as when the tree's wall time cancels the children a
+    // rlm_query_batched waits on, and the cell then submits their error strings).
+    NodeGuard stoppedDuringTheCell = new NodeGuard() {
+      @Override
+      public NodeStatus stopReason() {
+        return null;
+      }
+
+      @Override
+      public NodeStatus stoppedBy() {
+        return NodeStatus.BUDGET;
+      }
+
+      @Override
+      public void chargeTokens(int tokens) {}
+    };
+    NodeLoop.Outcome o = run(Map.of("root", List.of("```repl\nFINAL(['late'])\n```")), RlmLimits.defaults(),
+        stoppedDuringTheCell);
+    assertEquals(NodeStatus.BUDGET, o.status());
+    assertNull(o.finalAnswerJson());
+    assertEquals(1, o.turns().size());
   }
 
   @Test
