@@ -11,7 +11,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.expressions.WindowSpec;
-import org.apache.spark.util.LongAccumulator;
 
 /**
  * The ingest stage: input files in, the rows of {@code papers}, {@code source_questions} and
@@ -37,13 +36,13 @@ public final class Ingest {
   }
 
   /**
-   * Parses {@code files} on the executors. {@code filesDone} and {@code errors} count progress
-   * for the driver's console.
+   * Parses {@code files} on the executors. {@code filesDone} and {@code filesWithErrors} (registered
+   * accumulators) tell the driver's console how far it is.
    */
   public Output transform(Dataset<Row> files, Map<String, String> hadoopSettings,
-      LongAccumulator filesDone, LongAccumulator errors) {
+      DistinctFiles filesDone, DistinctFiles filesWithErrors) {
     Dataset<Row> parsed = files.mapPartitions(
-        new ParseFiles(settings, hadoopSettings, filesDone, errors), Encoders.row(IngestRows.PARSED));
+        new ParseFiles(settings, hadoopSettings, filesDone, filesWithErrors), Encoders.row(IngestRows.PARSED));
     return split(parsed);
   }
 

@@ -11,7 +11,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
-import org.apache.spark.util.LongAccumulator;
 
 /**
  * The executor side of ingest: parses the files of one partition (rows of
@@ -22,15 +21,15 @@ import org.apache.spark.util.LongAccumulator;
 public final class ParseFiles implements MapPartitionsFunction<Row, Row> {
   private final IngestSettings settings;
   private final Map<String, String> hadoopSettings;
-  private final LongAccumulator filesDone;
-  private final LongAccumulator errors;
+  private final DistinctFiles filesDone;
+  private final DistinctFiles filesWithErrors;
 
   public ParseFiles(IngestSettings settings, Map<String, String> hadoopSettings,
-      LongAccumulator filesDone, LongAccumulator errors) {
+      DistinctFiles filesDone, DistinctFiles filesWithErrors) {
     this.settings = settings;
     this.hadoopSettings = Map.copyOf(hadoopSettings);
     this.filesDone = filesDone;
-    this.errors = errors;
+    this.filesWithErrors = filesWithErrors;
   }
 
   @Override
@@ -45,7 +44,10 @@ public final class ParseFiles implements MapPartitionsFunction<Row, Row> {
 
       @Override
       public boolean hasNext() {
-        while (!current.hasNext() && files.hasNext()) current = rows(parser.parse(IngestRows.file(files.next()), bytes));
+        while (!current.hasNext() && files.hasNext()) {
+          SourceFile file = IngestRows.file(files.next());
+          current = rows(file, parser.parse(file, bytes));
+        }
         return current.hasNext();
       }
 
@@ -57,13 +59,13 @@ public final class ParseFiles implements MapPartitionsFunction<Row, Row> {
     };
   }
 
-  private Iterator<Row> rows(Parsed parsed) {
+  private Iterator<Row> rows(SourceFile file, Parsed parsed) {
     List<Row> out = new ArrayList<>();
     parsed.papers().forEach(p -> out.add(IngestRows.paper(p)));
     parsed.questions().forEach(q -> out.add(IngestRows.question(q)));
     parsed.errors().forEach(e -> out.add(IngestRows.error(e)));
-    filesDone.add(1);
-    errors.add(parsed.errors().size());
+    filesDone.add(file.path());
+    if (!parsed.errors().isEmpty()) filesWithErrors.add(file.path());
     return out.iterator();
   }
 

@@ -1,5 +1,6 @@
 package arbor.jobs.ingest;
 
+import arbor.ingest.DistinctFiles;
 import arbor.ingest.Ingest;
 import arbor.ingest.IngestError;
 import arbor.ingest.IngestRows;
@@ -24,7 +25,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.storage.StorageLevel;
-import org.apache.spark.util.LongAccumulator;
 
 /**
  * {@code arbor ingest --papers PATH...}: reads papers into {@code papers}, the questions that
@@ -75,17 +75,19 @@ public final class IngestJob implements Job {
         + (listing.skipped() > 0 ? ", " + listing.skipped() + " of other types skipped" : ""));
 
     Ingest stage = new Ingest(context.config().ingest());
-    LongAccumulator done = spark.sparkContext().longAccumulator("ingest.files");
-    LongAccumulator errorCount = spark.sparkContext().longAccumulator("ingest.errors");
-    Ingest.Output output = stage.transform(stage.files(spark, listing.files()), hadoopSettings(hadoop), done, errorCount);
+    DistinctFiles done = new DistinctFiles();
+    DistinctFiles withErrors = new DistinctFiles();
+    spark.sparkContext().register(done, "ingest.files");
+    spark.sparkContext().register(withErrors, "ingest.files_with_errors");
+    Ingest.Output output = stage.transform(stage.files(spark, listing.files()), hadoopSettings(hadoop), done, withErrors);
     Dataset<Row> parsed = output.parsed().persist(StorageLevel.MEMORY_AND_DISK());
     long parseStart = System.nanoTime();
-    try (Progress progress = new Progress(out, "ingest", listing.files().size(), done::value,
-        () -> errorCount.value() + listing.errors().size())) {
+    try (Progress progress = new Progress(out, "ingest", listing.files().size(), done::count,
+        () -> withErrors.count() + listing.errors().size())) {
       parsed.count();
     }
     double parseSeconds = (System.nanoTime() - parseStart) / 1e9;
-    out.printf("ingest: %d/%d files parsed in %.1f s%n", done.value(), listing.files().size(), parseSeconds);
+    out.printf("ingest: %d/%d files parsed in %.1f s%n", done.count(), listing.files().size(), parseSeconds);
     long writeStart = System.nanoTime();
 
     Warehouse warehouse = context.warehouse();

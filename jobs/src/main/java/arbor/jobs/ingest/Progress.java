@@ -5,7 +5,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Prints "files done / total, errors so far" every few seconds while a Spark action runs. The
- * counts come from accumulators, which reach the driver as each task finishes.
+ * counts come from accumulators, which reach the driver as each task finishes; a file whose task
+ * ran twice counts once.
  */
 final class Progress implements AutoCloseable {
   private final Thread thread;
@@ -18,7 +19,7 @@ final class Progress implements AutoCloseable {
           Thread.sleep(2000);
           long d = done.getAsLong();
           if (d != lastDone) {
-            out.printf("%s: %d/%d files, %d error(s) so far%n", label, d, total, errors.getAsLong());
+            out.printf("%s: %d/%d files, %d with errors so far%n", label, d, total, errors.getAsLong());
             lastDone = d;
           }
         }
