@@ -1,5 +1,6 @@
 package arbor.synthesis;
 
+import arbor.judge.NormalizedText;
 import org.apache.spark.sql.api.java.UDF3;
 import scala.collection.Seq;
 import scala.jdk.javaapi.CollectionConverters;
@@ -23,7 +24,7 @@ public final class EvidenceRecheck implements UDF3<String, Seq<String>, String, 
   public static String problem(String text, java.util.List<String> paragraphs, String noisy) {
     if (paragraphs == null) return GONE;
     if (paragraphs.stream().noneMatch(p -> p.contains(text))) return NOT_VERBATIM;
-    if (new NoisyLocator(noisy).locate(text).isEmpty()) return NOT_LOCATED;
+    if (NormalizedText.of(noisy == null ? "" : noisy).locate(text).isEmpty()) return NOT_LOCATED;
     return null;
   }
 }

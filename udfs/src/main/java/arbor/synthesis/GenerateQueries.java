@@ -1,6 +1,7 @@
 package arbor.synthesis;
 
 import arbor.conf.SynthesisSettings;
+import arbor.judge.NormalizedText;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.HashMap;
@@ -85,10 +86,10 @@ public final class GenerateQueries implements MapPartitionsFunction<Row, Row> {
 
   /** Why the query's ground truth cannot be found in the noisy text the policy reads, or empty. */
   public static Optional<String> unlocated(Query q, GroupContext group) {
-    Map<String, NoisyLocator> locators = new HashMap<>();
+    Map<String, NormalizedText> texts = new HashMap<>();
     for (Evidence e : q.evidence()) {
-      NoisyLocator locator = locators.computeIfAbsent(e.paperId(), id -> new NoisyLocator(group.member(id).orElseThrow().noisyText()));
-      if (locator.locate(e.text()).isEmpty()) return Optional.of("evidence is not found in the noisy text of " + e.paperId());
+      NormalizedText text = texts.computeIfAbsent(e.paperId(), id -> NormalizedText.of(group.member(id).orElseThrow().noisyText()));
+      if (text.locate(e.text()).isEmpty()) return Optional.of("evidence is not found in the noisy text of " + e.paperId());
     }
     return Optional.empty();
   }

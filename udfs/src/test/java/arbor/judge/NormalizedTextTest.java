@@ -53,4 +53,25 @@ class NormalizedTextTest {
     assertTrue(paper.locate("a sentence about protein folding that no paper here has").isEmpty());
     assertTrue(paper.locate("...").isEmpty());
   }
+
+  @Test
+  void aStartAndAnEndFarApartAreNotTheParagraph() {
+    String clean = "The efficient classifier reaches a final accuracy of 91.2 per cent on the held-out "
+        + "split, while the baseline, which was trained with identical hyper-parameters, reaches only 84.0 per cent.";
+    String far = clean.substring(0, 60) + " " + "filler words ".repeat(40) + clean.substring(clean.length() - 60);
+    assertTrue(NormalizedText.of(far).locate(clean).isEmpty());
+  }
+
+  @Test
+  void everyParagraphOfSimulatedPdfNoiseIsFound() {
+    List<String> paragraphs = List.of(
+        "The efficient classifier reaches a final accuracy of 91.2 per cent on the held-out split, while the "
+            + "baseline, which was trained with identical hyper-parameters, reaches only 84.0 per cent.",
+        "Second paragraph: a shorter one, about fluffy affine flows and \uFB01ne \uFB01lters.",
+        "Third: with inline math $\\alpha_i + \\beta$ and a word broken somewhere, perhaps: interdisciplinarity.");
+    String noisy = new PdfNoise(new NoiseSettings(7, 38, 1.0, 1.0, 6, true))
+        .apply("p", "A Paper About Noise", "An abstract.", paragraphs);
+    NormalizedText paper = NormalizedText.of(noisy);
+    for (String p : paragraphs) assertTrue(paper.locate(p).isPresent(), p + "\nin\n" + noisy);
+  }
 }

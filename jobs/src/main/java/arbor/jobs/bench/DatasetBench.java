@@ -6,6 +6,7 @@ import arbor.ingest.Paper;
 import arbor.ingest.Parsed;
 import arbor.ingest.PdfNoise;
 import arbor.ingest.TextPapers;
+import arbor.judge.NormalizedText;
 import arbor.jobs.Args;
 import arbor.rlm.RlmContext;
 import arbor.rlm.TreeRunner;
@@ -22,7 +23,6 @@ import arbor.synthesis.GenerateQueries;
 import arbor.synthesis.GroupContext;
 import arbor.synthesis.HumanGenerator;
 import arbor.synthesis.LiteralShortcut;
-import arbor.synthesis.NoisyLocator;
 import arbor.synthesis.OfflineGenerator;
 import arbor.synthesis.Query;
 import arbor.synthesis.QueryGenerator;
@@ -275,7 +275,7 @@ final class DatasetBench implements Benchmark {
     TreeRunner.TreeResult tree = runner.run(s.query().queryId(), s.query().question(), new RlmContext.Papers(texts));
     Map<String, List<int[]>> gold = new LinkedHashMap<>();
     for (Evidence e : s.query().evidence()) {
-      new NoisyLocator(texts.get(e.paperId())).locate(e.text())
+      NormalizedText.of(texts.get(e.paperId())).locate(e.text())
           .ifPresent(span -> gold.computeIfAbsent(e.paperId(), id -> new ArrayList<>()).add(new int[] {span.start(), span.end()}));
     }
     Map<String, List<int[]>> predicted = new LinkedHashMap<>();
