@@ -2,8 +2,8 @@ package arbor.jobs.bench;
 
 import arbor.jobs.Args;
 import arbor.rlm.Prompts;
-import arbor.rlm.bench.ExpertEvidenceBench;
-import arbor.rlm.bench.QasperQuestion;
+import arbor.jobs.bench.rlm.ExpertEvidenceBench;
+import arbor.jobs.bench.rlm.QasperQuestion;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.sandbox.InProcessSandbox;
 import java.io.PrintStream;

@@ -2,7 +2,7 @@ package arbor.jobs.bench;
 
 import arbor.conf.LearnerSettings;
 import arbor.jobs.Args;
-import arbor.policy.bench.ModelBench;
+import arbor.jobs.bench.model.ModelBench;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TorchThreads;

@@ -1,7 +1,7 @@
 package arbor.jobs.bench;
 
 import arbor.jobs.Args;
-import arbor.policy.bench.ModelBench;
+import arbor.jobs.bench.model.ModelBench;
 import arbor.policy.model.TorchThreads;
 import java.util.Map;
 import java.util.Set;

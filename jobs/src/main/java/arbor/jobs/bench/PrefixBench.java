@@ -16,7 +16,7 @@ import arbor.policy.model.TinyModels;
 import arbor.policy.model.TorchThreads;
 import arbor.rlm.Prompts;
 import arbor.rlm.TreeRunner;
-import arbor.rlm.bench.TreeLoadBench;
+import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.Policy;

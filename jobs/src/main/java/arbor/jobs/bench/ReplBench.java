@@ -2,7 +2,7 @@ package arbor.jobs.bench;
 
 import arbor.jobs.Args;
 import arbor.rlm.RlmContext;
-import arbor.rlm.bench.ReplLatencyBench;
+import arbor.jobs.bench.rlm.ReplLatencyBench;
 import arbor.rlm.sandbox.WorkerPool;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -13,7 +13,7 @@ import arbor.policy.model.ModelConfig;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.rlm.Prompts;
-import arbor.rlm.bench.TreeLoadBench;
+import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.rlm.policy.PolicyKind;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.rlm.runtime.TreeRows;

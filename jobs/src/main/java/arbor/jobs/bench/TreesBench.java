@@ -2,7 +2,7 @@ package arbor.jobs.bench;
 
 import arbor.jobs.Args;
 import arbor.rlm.Prompts;
-import arbor.rlm.bench.TreeLoadBench;
+import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.rlm.sandbox.WorkerPool;
 import arbor.rlm.sandbox.WorkerPoolConfig;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package arbor.rlm.bench;
+package arbor.jobs.bench.rlm;
 
 import java.util.ArrayList;
 import java.util.HashSet;

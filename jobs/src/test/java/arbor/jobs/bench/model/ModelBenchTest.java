@@ -1,4 +1,4 @@
-package arbor.policy.bench;
+package arbor.jobs.bench.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package arbor.rlm.bench;
+package arbor.jobs.bench.rlm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package arbor.rlm.bench;
+package arbor.jobs.bench.rlm;
 
 import arbor.rlm.RlmContext;
 import arbor.rlm.sandbox.CellResult;
@@ -117,7 +117,7 @@ public final class ReplLatencyBench {
     CPython(String python, RlmContext.Papers context) throws IOException {
       Path script = Files.createTempFile("arbor-cpython-repl", ".py");
       try (InputStream src = ReplLatencyBench.class.getClassLoader()
-          .getResourceAsStream("arbor/rlm/bench/cpython_repl.py")) {
+          .getResourceAsStream("arbor/jobs/bench/rlm/cpython_repl.py")) {
         if (src == null) {
           throw new IOException("cpython_repl.py is missing from the classpath");
         }

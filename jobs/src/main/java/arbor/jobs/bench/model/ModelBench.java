@@ -1,4 +1,4 @@
-package arbor.policy.bench;
+package arbor.jobs.bench.model;
 
 import ai.djl.Device;
 import ai.djl.engine.Engine;

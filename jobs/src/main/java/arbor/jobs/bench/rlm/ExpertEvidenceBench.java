@@ -1,4 +1,4 @@
-package arbor.rlm.bench;
+package arbor.jobs.bench.rlm;
 
 import arbor.rlm.NodeStatus;
 import arbor.rlm.Prompts;

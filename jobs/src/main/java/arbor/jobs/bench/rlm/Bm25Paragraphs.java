@@ -1,4 +1,4 @@
-package arbor.rlm.bench;
+package arbor.jobs.bench.rlm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
