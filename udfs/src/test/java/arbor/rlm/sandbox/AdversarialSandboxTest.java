@@ -173,8 +173,10 @@ class AdversarialSandboxTest {
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars()),
         new Hostile(Category.OUTPUT, "one huge print", "print('y' * 10**7)", ANY_FAILURE, "output limit exceeded",
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars()),
-        // 2 x 10^4 prints (88,890 characters, far past the cap): with the import guard's builtins
-        // 10^5 of them no longer fit the 3 s test limit on 2 cores (docs/runtime.md, known slowdown).
+        // 2 x 10^4 prints (88,890 characters, far past the cap). Each print is a write into the
+        // host's capped stream, about 15 us once the worker is warm (2 cores); a cold worker is
+        // several times slower, and 10^5 of them did not fit this suite's 3 s cell limit. The
+        // import guard has no part in it: print calls none of the guarded builtins.
         new Hostile(Category.OUTPUT, "many small prints", "for i in range(2 * 10**4):\n  print(i, end='')", CLEAN, "",
             r -> r.stdout().length() <= 4 * TestPools.LIMITS.maxOutputChars() && r.droppedChars() > 0),
         // --- overwriting the built-ins and the context
