@@ -76,6 +76,8 @@ public final class Charts {
     if (series.isEmpty()) throw new IllegalArgumentException("chart '" + title + "' has no series (no rows?)");
     XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xLabel).yAxisTitle(yLabel).build();
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    // XChart's own pattern prints a lone tick as ".034908215467951".
+    chart.getStyler().setYAxisDecimalPattern("0.###");
     for (Series s : series) {
       if (s.x().isEmpty()) continue;
       chart.addSeries(s.name(), s.x(), s.y()).setMarker(s.x().size() == 1 ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);

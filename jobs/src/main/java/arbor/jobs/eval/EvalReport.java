@@ -145,6 +145,7 @@ public final class EvalReport {
     XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
         .xAxisTitle("step").yAxisTitle(yTitle).build();
     chart.getStyler().setLegendVisible(true);
+    chart.getStyler().setYAxisDecimalPattern("0.###");
     chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
     if (lines.isEmpty()) {
       // XChart refuses an empty chart; an explicit placeholder says there is nothing yet.
