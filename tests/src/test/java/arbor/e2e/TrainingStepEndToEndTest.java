@@ -156,8 +156,9 @@ class TrainingStepEndToEndTest {
       assertEquals(s.getList(s.fieldIndex(Cols.RESPONSE_IDS)).size(), s.getList(s.fieldIndex(Cols.LOGPROBS)).size());
       assertEquals(node.<Long>getAs(RolloutNodes.GEN_TOKENS), s.<Long>getAs(Samples.NODE_GEN_TOKENS));
     }
-    // The step's own stages rerun over the same trees leave the same rows. (A rerun of the djl
-    // rollouts is not bit-identical on this machine, so the whole-step rerun is the scripted test's.)
+    // The step's own stages rerun over the same trees leave the same rows. A rerun of the djl
+    // rollouts draws the same tokens with log-probabilities equal to float rounding only
+    // (docs/rollouts.md, "What a rerun reproduces"): TrainEndToEndTest compares two runs' samples.
     Step again = judgeAndWeigh(config, "run-d");
     assertEquals(first.samples(), again.samples());
     assertEquals(first.rewards(), again.rewards());
