@@ -12,7 +12,8 @@ public enum NodeStatus {
   SANDBOX_ERROR,
   /**
    * Its REPL was lost to something it did not do (another node's runaway cell killed the shared
-   * worker, a worker died or stopped answering) and could not be restored: an infrastructure
+   * worker, a worker died or stopped answering) and could not be restored, or no REPL could be
+   * opened for it at all (the pool closed, no free slot in time, no worker would start): an infrastructure
    * failure, never the policy's fault, so never a reward of zero.
    */
   SANDBOX_LOST,

@@ -6,6 +6,7 @@ import arbor.rlm.sandbox.HostBridge;
 import arbor.rlm.sandbox.HostBridge.HostCallException;
 import arbor.rlm.sandbox.Sandbox;
 import arbor.rlm.sandbox.SandboxSession;
+import arbor.rlm.sandbox.WorkerPool;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -136,8 +137,12 @@ public final class TreeRunner {
             turn -> listener.turnEnded(node.id(), turn));
         // Ended for whatever reason: nothing it started may outlive it.
         node.end();
+      } catch (WorkerPool.SandboxUnavailableException e) {
+        // No REPL could be opened (pool closed, no free slot in time, a worker would not start):
+        // the infrastructure failed the node, whose policy never ran, so it is no zero reward.
+        NodeStatus stopped = node.stopReason();
+        outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_LOST, null, List.of(), 0);
       } catch (RuntimeException e) {
-        // No REPL could be opened (pool closed, worker would not start): the node cannot run.
         NodeStatus stopped = node.stopReason();
         outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_ERROR, null, List.of(), 0);
       }

@@ -49,6 +49,17 @@ class IsolatedTreeTest {
   static final Prompts PROMPTS = Prompts.load(REPO.resolve("conf/prompts"), Prompts.Strategy.FULL);
 
   @Test
+  void aNodeThatCannotOpenAReplIsAnInfrastructureFailureNotThePolicys() {
+    WorkerPool pool = new WorkerPool(onePool(1), SandboxLimits.defaults());
+    pool.close();
+    TreeRunner runner = new TreeRunner(pool, new ReplayPolicy(Map.of("root", List.of("FINAL('never')"))),
+        PROMPTS, RlmLimits.defaults());
+    TreeRunner.TreeResult tree = runner.run("closed", "q", new RlmContext.Single("text"));
+    assertEquals(NodeStatus.SANDBOX_LOST, tree.root().status());
+    assertTrue(tree.root().turns().isEmpty());
+  }
+
+  @Test
   void aParentWaitingForItsChildrenNeverKeepsThemFromARepl() {
     // One REPL slot in all: the root holds it while it waits, unless it lends it to its children.
     WorkerPoolConfig one = onePool(1).withStartTimeout(Duration.ofSeconds(60));
