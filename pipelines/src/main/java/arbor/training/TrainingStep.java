@@ -89,7 +89,7 @@ public final class TrainingStep {
     Dataset<Row> references = References.of(queries, groups, papers).cache();
     try {
       timed(seconds, "rollouts", () -> {
-        try (var p = new StageProgress(queries.sparkSession(), "step " + step + " rollouts", config.train().progressSeconds(), console)) {
+        try (var p = new StageProgress(queries.sparkSession(), "step " + (step + 1) + " rollouts", config.train().progressSeconds(), console)) {
           rollouts.runStep(warehouse, queries, groups, papers, runId, step, version);
         }
       });
