@@ -23,6 +23,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs rollout trees: a root node whose code may spawn children through {@code rlm_query} and
@@ -32,6 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * one runner serves many trees at once.
  */
 public final class TreeRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(TreeRunner.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Sandbox sandbox;
@@ -39,6 +42,8 @@ public final class TreeRunner {
   private final RlmLimits limits;
   private final NodeLoop loop;
   private final TreeListener listener;
+  /** Why REPLs could not be opened, each reason logged once: a full batch may fail hundreds alike. */
+  private final Set<String> openFailuresLogged = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public TreeRunner(Sandbox sandbox, Policy policy, Prompts prompts, RlmLimits limits) {
     this(sandbox, policy, prompts, limits, TreeListener.NONE);
@@ -140,6 +145,10 @@ public final class TreeRunner {
       } catch (WorkerPool.SandboxUnavailableException e) {
         // No REPL could be opened (pool closed, no free slot in time, a worker would not start):
         // the infrastructure failed the node, whose policy never ran, so it is no zero reward.
+        if (openFailuresLogged.add(String.valueOf(e.getMessage()))) {
+          LOG.warn("node {} got no REPL and ends sandbox_lost (later nodes failing alike are not logged): {}",
+              node.id(), e.getMessage(), e.getCause());
+        }
         NodeStatus stopped = node.stopReason();
         outcome = new NodeLoop.Outcome(stopped != null ? stopped : NodeStatus.SANDBOX_LOST, null, List.of(), 0);
       } catch (RuntimeException e) {

@@ -242,7 +242,8 @@ final class WorkerProcess implements AutoCloseable {
       why = "the sandbox worker process exited unexpectedly (exit code " + code + ")";
     }
     ready.completeExceptionally(new IOException(why));
-    opening.values().forEach(f -> f.complete("sandbox worker " + index + " died"));
+    String died = "sandbox worker " + index + " died: " + why;
+    opening.values().forEach(f -> f.complete(died));
     String note = "SandboxError: " + why + "; the REPL state is lost.\n";
     for (Listener listener : listeners.values()) {
       listener.onLost(note);
