@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +44,7 @@ public final class TreeRunner {
   private final NodeLoop loop;
   private final TreeListener listener;
   /** Why REPLs could not be opened, each reason logged once: a full batch may fail hundreds alike. */
-  private final Set<String> openFailuresLogged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> openFailuresLogged = ConcurrentHashMap.newKeySet();
 
   public TreeRunner(Sandbox sandbox, Policy policy, Prompts prompts, RlmLimits limits) {
     this(sandbox, policy, prompts, limits, TreeListener.NONE);
@@ -515,13 +516,11 @@ public final class TreeRunner {
 
     @Override
     public NodeStatus stopReason() {
-      if (stop != null) {
-        return stop;
+      NodeStatus stopped = stoppedBy();
+      if (stopped != null) {
+        return stopped;
       }
-      if (System.nanoTime() > tree.deadlineNanos || tree.tokens.get() >= limits.maxTokensPerTree()) {
-        return NodeStatus.BUDGET;
-      }
-      return null;
+      return tree.tokens.get() >= limits.maxTokensPerTree() ? NodeStatus.BUDGET : null;
     }
 
     @Override
