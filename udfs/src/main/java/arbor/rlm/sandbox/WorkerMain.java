@@ -40,19 +40,24 @@ import org.graalvm.polyglot.Engine;
 public final class WorkerMain {
   private final DataOutputStream out;
   private final CpuSlots slots;
+  private final CpuSlots openSlots;
   private final Engine engine = PythonEngine.shared();
   private final Map<Long, PythonSession> sessions = new ConcurrentHashMap<>();
   private final Map<Long, CompletableFuture<Reply>> calls = new ConcurrentHashMap<>();
   private final AtomicLong callIds = new AtomicLong();
   private final Map<Long, SlotHold> holds = new ConcurrentHashMap<>();
   private final long replHeapBytes;
+  private final long heartbeatNanos;
+  private volatile long lastSent = System.nanoTime();
   // One platform thread per running cell: a cell blocks its thread until it ends.
   private final ExecutorService threads = Executors.newCachedThreadPool(
       Thread.ofPlatform().daemon().name("arbor-worker-", 0).factory());
 
-  private WorkerMain(DataOutputStream out, int cellSlots, int replHeapMb) {
+  private WorkerMain(DataOutputStream out, int cellSlots, int replHeapMb, long heartbeatMillis) {
     this.out = out;
+    this.heartbeatNanos = heartbeatMillis * 1_000_000;
     this.slots = new CpuSlots(cellSlots);
+    this.openSlots = new CpuSlots(cellSlots);
     this.replHeapBytes = replHeapMb * (1L << 20);
   }
 
@@ -65,7 +70,9 @@ public final class WorkerMain {
         parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
     int cellSlots = args.length > 0 ? Integer.parseInt(args[0]) : Runtime.getRuntime().availableProcessors();
     int replHeapMb = args.length > 1 ? Integer.parseInt(args[1]) : Integer.MAX_VALUE >> 20;
-    new WorkerMain(protocol, cellSlots, replHeapMb).serve(new DataInputStream(new BufferedInputStream(System.in)));
+    long heartbeatMillis = args.length > 2 ? Long.parseLong(args[2]) : 2_000;
+    new WorkerMain(protocol, cellSlots, replHeapMb, heartbeatMillis)
+        .serve(new DataInputStream(new BufferedInputStream(System.in)));
     Runtime.getRuntime().halt(0);
   }
 
@@ -75,6 +82,11 @@ public final class WorkerMain {
     send(new Ready(ProcessHandle.current().pid()));
     Message message;
     while ((message = WorkerProtocol.read(in)) != null) {
+      // A ping waits behind whatever came before it (a burst of opens is megabytes of contexts):
+      // while there is that much to read, say at the heartbeat's pace that this worker works.
+      if (System.nanoTime() - lastSent > heartbeatNanos) {
+        send(new Pong(-1));
+      }
       switch (message) {
         case Open open -> threads.execute(() -> open(open));
         case Exec exec -> threads.execute(() -> exec(exec));
@@ -106,11 +118,17 @@ public final class WorkerMain {
 
   private void open(Open open) {
     String error = null;
+    // Opening a REPL computes (the context is parsed, the prelude runs). A full batch opens
+    // hundreds at once: they queue for slots of their own, so that they neither starve the running
+    // cells and this reader nor wait behind the cells for minutes.
+    openSlots.acquire();
     try {
       sessions.put(open.sid(), PythonSession.open(engine, open.contextJson(),
           (name, args) -> callHost(open.sid(), name, args), open.maxOutputChars()));
     } catch (RuntimeException e) {
       error = "could not open a REPL: " + e.getMessage();
+    } finally {
+      openSlots.release();
     }
     send(new Opened(open.sid(), error));
   }
@@ -229,6 +247,7 @@ public final class WorkerMain {
   private void send(Message message) {
     try {
       WorkerProtocol.write(out, message);
+      lastSent = System.nanoTime();
     } catch (IOException e) {
       // The host is gone: nothing left to serve.
       Runtime.getRuntime().halt(4);

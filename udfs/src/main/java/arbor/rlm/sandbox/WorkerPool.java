@@ -90,8 +90,7 @@ public final class WorkerPool implements Sandbox {
       for (int attempt = 1; ; attempt++) {
         WorkerProcess worker = pick();
         IsolatedSession session = new IsolatedSession(this, worker, sid, contextJson, bridge, limits);
-        String error = worker.open(sid, contextJson, limits.maxOutputChars(), session,
-            config.startTimeout().toMillis());
+        String error = worker.open(sid, contextJson, limits.maxOutputChars(), session);
         if (error == null) {
           return session;
         }
@@ -114,8 +113,7 @@ public final class WorkerPool implements Sandbox {
   WorkerProcess reopen(IsolatedSession session, String contextJson) {
     for (int attempt = 1; ; attempt++) {
       WorkerProcess worker = pick();
-      String error = worker.open(session.sid(), contextJson, limits.maxOutputChars(), session,
-          config.startTimeout().toMillis());
+      String error = worker.open(session.sid(), contextJson, limits.maxOutputChars(), session);
       if (error == null) {
         return worker;
       }

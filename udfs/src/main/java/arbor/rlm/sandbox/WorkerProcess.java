@@ -51,7 +51,8 @@ final class WorkerProcess implements AutoCloseable {
   private final Map<Long, CompletableFuture<String>> opening = new ConcurrentHashMap<>();
   private final CompletableFuture<Long> ready = new CompletableFuture<>();
   private volatile String deathReason;
-  private volatile long lastPong = System.nanoTime();
+  /** When the worker last sent anything (each message shows it works). */
+  private volatile long lastSignOfLife = System.nanoTime();
   private final java.util.concurrent.atomic.AtomicBoolean pinging = new java.util.concurrent.atomic.AtomicBoolean();
 
   private WorkerProcess(int index, Process process) {
@@ -80,7 +81,7 @@ final class WorkerProcess implements AutoCloseable {
       throw new IOException("sandbox worker " + index + " did not start: " + e
           + (config.logDir() == null ? "" : "; see " + config.logDir()), e);
     }
-    worker.lastPong = System.nanoTime();
+    worker.lastSignOfLife = System.nanoTime();
     Thread.ofVirtual().name("arbor-worker-heartbeat-" + index).start(() -> worker.watch(config));
     return worker;
   }
@@ -88,7 +89,9 @@ final class WorkerProcess implements AutoCloseable {
   /**
    * The heartbeat: a worker that stops answering (stopped, swapping, stuck in garbage collection)
    * is killed, so its REPLs are restored elsewhere. Its own clock, not any cell's: a hung worker
-   * whose cells all wait would otherwise never be noticed.
+   * whose cells all wait would otherwise never be noticed. Any message from the worker counts as
+   * an answer: when a full batch opens its REPLs, a ping waits behind megabytes of contexts in
+   * the worker's input, and the worker, busy reading them, says so at the heartbeat's pace.
    */
   private void watch(WorkerPoolConfig config) {
     long timeout = config.heartbeatTimeout().toNanos();
@@ -99,7 +102,7 @@ final class WorkerProcess implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
-      if (System.nanoTime() - lastPong > timeout) {
+      if (System.nanoTime() - lastSignOfLife > timeout) {
         kill("the sandbox worker stopped answering for " + config.heartbeatTimeout().toMillis() / 1000.0
             + " s (no heartbeat)");
         return;
@@ -145,6 +148,7 @@ final class WorkerProcess implements AutoCloseable {
     cmd.add(WorkerMain.class.getName());
     cmd.add(String.valueOf(config.cellsPerWorker()));
     cmd.add(String.valueOf(config.replHeapMb()));
+    cmd.add(String.valueOf(config.heartbeatInterval().toMillis()));
     return cmd;
   }
 
@@ -164,14 +168,18 @@ final class WorkerProcess implements AutoCloseable {
     return listeners.size();
   }
 
-  /** Opens a REPL with id {@code sid} in this worker; returns null or the reason it failed. */
-  String open(long sid, String contextJson, int maxOutputChars, Listener listener, long timeoutMillis) {
+  /**
+   * Opens a REPL with id {@code sid} in this worker; returns null or the reason it failed. Waits
+   * as long as the worker lives (its heartbeat decides): in a full batch, opens queue in the
+   * worker for minutes, and a queue is not a failure.
+   */
+  String open(long sid, String contextJson, int maxOutputChars, Listener listener) {
     CompletableFuture<String> opened = new CompletableFuture<>();
     opening.put(sid, opened);
     listeners.put(sid, listener);
     try {
       send(new WorkerProtocol.Open(sid, contextJson, maxOutputChars));
-      String error = opened.get(timeoutMillis, TimeUnit.MILLISECONDS);
+      String error = opened.get();
       if (error != null) {
         listeners.remove(sid);
       }
@@ -180,7 +188,7 @@ final class WorkerProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       listeners.remove(sid);
       return "interrupted while opening a REPL";
-    } catch (ExecutionException | TimeoutException | IOException e) {
+    } catch (ExecutionException | IOException e) {
       listeners.remove(sid);
       return "could not open a REPL in sandbox worker " + index + ": " + e;
     } finally {
@@ -228,6 +236,7 @@ final class WorkerProcess implements AutoCloseable {
     try (DataInputStream in = new DataInputStream(new BufferedInputStream(process.getInputStream()))) {
       Message message;
       while ((message = WorkerProtocol.read(in)) != null) {
+        lastSignOfLife = System.nanoTime();
         dispatch(message);
       }
     } catch (IOException | RuntimeException e) {
@@ -263,7 +272,9 @@ final class WorkerProcess implements AutoCloseable {
   private void dispatch(Message message) {
     switch (message) {
       case Ready r -> ready.complete(r.pid());
-      case Pong p -> lastPong = System.nanoTime();
+      case Pong p -> {
+        // already counted as a sign of life
+      }
       case Opened o -> {
         CompletableFuture<String> f = opening.get(o.sid());
         if (f != null) {

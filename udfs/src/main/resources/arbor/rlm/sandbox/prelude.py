@@ -9,17 +9,20 @@
 
 
 def __arbor_install(host_call, tool_call, context_json, allowed_csv):
+    # Nothing here imports json, re or traceback: interpreted, their imports cost most of a REPL's
+    # opening (re alone 0.2-0.4 s), and a full batch opens hundreds of REPLs. JSON goes through
+    # the runtime's own codec (_json, what json uses underneath); traceback is imported by the
+    # first cell that raises; re and json by the model code that asks for them.
+    import _json
     import builtins
-    import json
     import sys
-    import traceback
 
     allowed = frozenset(allowed_csv.split(","))
     real_import = builtins.__import__
     real_getattr, real_setattr, real_delattr, real_vars = getattr, setattr, delattr, vars
     real_compile, real_exec, real_eval = compile, exec, eval
     getframe = sys._getframe
-    ModuleType = type(json)
+    ModuleType = type(sys)
 
     # What model code may not touch, by name: the ways from a function, frame, traceback, class or
     # module to the interpreter's internals (sys, the real import, other modules' globals).
@@ -193,7 +196,35 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     state = {"final": None}
     ns = {"__name__": "__repl__", "__builtins__": builtins}
 
-    dumps, loads = json.dumps, json.loads
+    class Scanning:
+        # The settings json.loads gives its scanner: plain dicts, floats and ints, and the
+        # constants NaN and Infinity.
+        strict = True
+        object_hook = object_pairs_hook = None
+        parse_float, parse_int = float, int
+        parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+        memo = {}
+
+    scan_once = _json.make_scanner(Scanning())
+
+    def loads(text):
+        start = len(text) - len(text.lstrip())
+        try:
+            value, end = scan_once(text, start)
+        except StopIteration:
+            raise ValueError("not JSON: %r" % text[:80]) from None
+        if text[end:].strip():
+            raise ValueError("not JSON: extra data after position %d" % end)
+        return value
+
+    def not_serializable(o):
+        raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+
+    def dumps(value):
+        # As json.dumps with its defaults: ASCII, NaN allowed, circular references refused.
+        encode = _json.make_encoder({}, not_serializable, _json.encode_basestring_ascii, None,
+                                    ": ", ", ", False, False, True)
+        return "".join(encode(value, 0))
 
     def call_host(name, *args):
         reply = loads(host_call(name, dumps(list(args))))
@@ -279,7 +310,7 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     def get_paper_abstract(ctx, paper_id):
         return call_tool("get_paper_abstract", known(ctx), paper_id)
 
-    context = json.loads(context_json)
+    context = loads(context_json)
     pristine = dict(context) if isinstance(context, dict) else context
     reserved = {
         "FINAL": FINAL, "FINAL_VAR": FINAL_VAR, "SHOW_VARS": SHOW_VARS,
@@ -291,7 +322,7 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
     real_stdout, real_stderr = sys.stdout, sys.stderr
 
     # restore and run bind every name they use at definition time: model code may clear the
-    # builtins or the json module's functions, and must still get a working REPL back.
+    # builtins, and must still get a working REPL back.
     def restore(isinstance=isinstance, dict=dict, list=list, BaseException=BaseException):
         sys.stdout, sys.stderr = real_stdout, real_stderr
         current = builtins.__dict__
@@ -318,8 +349,60 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         ns["context_0"] = context
         ns["context"] = context
 
-    def run(code, BaseException=BaseException, exec=real_exec, type=type,
-            print_exception=traceback.print_exception):
+    # The traceback module cannot be imported once open() is gone from the builtins, and costs a
+    # fifth of a second to import before: tracebacks are formatted here, as Python prints them,
+    # with the cell's own lines quoted and this file's frames left out.
+    def exception_lines(e, tb, cell_lines, seen):
+        seen.add(id(e))
+        lines = []
+        cause, context = e.__cause__, e.__context__
+        if cause is not None and id(cause) not in seen:
+            lines += exception_lines(cause, cause.__traceback__, cell_lines, seen)
+            lines.append("\nThe above exception was the direct cause of the following exception:\n\n")
+        elif context is not None and not e.__suppress_context__ and id(context) not in seen:
+            lines += exception_lines(context, context.__traceback__, cell_lines, seen)
+            lines.append("\nDuring handling of the above exception, another exception occurred:\n\n")
+        frames = []
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename != "arbor_prelude.py":
+                frames.append('  File "%s", line %d, in %s\n' % (code.co_filename, tb.tb_lineno, code.co_name))
+                if code.co_filename == "<cell>" and 0 < tb.tb_lineno <= len(cell_lines):
+                    frames.append("    %s\n" % cell_lines[tb.tb_lineno - 1].strip())
+            tb = tb.tb_next
+        if frames:
+            lines.append("Traceback (most recent call last):\n")
+            lines += frames
+        kind = type(e)
+        name = kind.__qualname__ if kind.__module__ in ("builtins", "__main__", "__repl__") \
+            else "%s.%s" % (kind.__module__, kind.__qualname__)
+        if isinstance(e, SyntaxError):
+            lines.append('  File "%s", line %s\n' % (e.filename, e.lineno))
+            if e.text:
+                text = e.text.rstrip("\n")
+                indent = len(text) - len(text.lstrip())
+                lines.append("    %s\n" % text.strip())
+                if e.offset:
+                    lines.append("    %s^\n" % (" " * max(0, e.offset - 1 - indent)))
+            message = e.msg
+        else:
+            try:
+                message = str(e)
+            except BaseException:
+                message = "<exception str() failed>"
+        lines.append("%s: %s\n" % (name, message) if message else name + "\n")
+        for note in getattr(e, "__notes__", None) or ():
+            lines.append("%s\n" % note)
+        return lines
+
+    def print_exception(e, tb, cell):
+        try:
+            text = "".join(exception_lines(e, tb, cell.split("\n"), set()))
+        except BaseException:
+            text = "%s\n" % type(e).__name__
+        print(text, end="", file=sys.stderr)
+
+    def run(code, BaseException=BaseException, exec=real_exec, print_exception=print_exception):
         # Returns [raised, final answer JSON or None, user variable names].
         state["final"] = None
         raised = False
@@ -330,7 +413,7 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
             restore()
             tb = e.__traceback__
             # Hide this function's own frame: the traceback starts in the cell.
-            print_exception(type(e), e, tb.tb_next if tb is not None else None)
+            print_exception(e, tb.tb_next if tb is not None else None, code)
         finally:
             restore()
         return [raised, state["final"], user_names()]

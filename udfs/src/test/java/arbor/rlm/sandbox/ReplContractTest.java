@@ -249,6 +249,31 @@ class ReplContractTest {
   }
 
   @Test
+  void tracebacksQuoteTheCellAndShowChainedExceptions() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("def f(x):\n    return 1 / x\ntry:\n    f(0)\nexcept ZeroDivisionError as e:\n"
+          + "    raise KeyError('k') from e");
+      assertEquals(CellStatus.RAISED, r.status());
+      String err = r.stderr();
+      assertTrue(err.startsWith("Traceback (most recent call last):\n"), err);
+      assertTrue(err.contains("  File \"<cell>\", line 2, in f\n    return 1 / x\n"), err);
+      assertTrue(err.contains("ZeroDivisionError: division by zero\n\nThe above exception was the direct cause of the"
+          + " following exception:\n\n"), err);
+      assertTrue(err.endsWith("    raise KeyError('k') from e\nKeyError: 'k'\n"), err);
+      assertFalse(err.contains("arbor_prelude"), err);
+
+      String during = s.execute("try:\n    [][1]\nexcept IndexError:\n    undefined_name").stderr();
+      assertTrue(during.contains("IndexError: list index out of range\n\nDuring handling of the above exception,"
+          + " another exception occurred:\n\n"), during);
+      assertTrue(during.endsWith("NameError: name 'undefined_name' is not defined\n"), during);
+
+      String syntax = s.execute("x = = 1").stderr();
+      assertTrue(syntax.contains("  File \"<cell>\", line 1\n    x = = 1\n"), syntax);
+      assertTrue(syntax.contains("^\nSyntaxError: "), syntax);
+    }
+  }
+
+  @Test
   void syntaxErrorsAreReportedOnStderr() {
     try (SandboxSession s = open()) {
       CellResult r = s.execute("def f(:\n  pass");

@@ -156,6 +156,37 @@ class WorkerPoolTest {
   }
 
   @Test
+  void aWorkerBusyReadingABurstOfLargeOpensIsNotMistakenForAHungOne() throws Exception {
+    // A full batch opens a REPL per tree at once, each with its papers: the worker's input queues
+    // megabytes, and a ping written behind them arrives late although the worker is working.
+    WorkerPoolConfig one = TestPools.config(1);
+    WorkerPoolConfig config = new WorkerPoolConfig(1, 64, 1024, one.jvmOptions(), one.resourceCache(), one.startTimeout(),
+        one.logDir(), 1).withHeartbeat(Duration.ofMillis(50), Duration.ofMillis(500));
+    String paper = "Some text about parameters. ".repeat(110_000);
+    int repls = 32;
+    ExecutorService opens = Executors.newVirtualThreadPerTaskExecutor();
+    try (WorkerPool pool = new WorkerPool(config, TestPools.LIMITS)) {
+      pool.warmUp();
+      long pid = pool.workerPids().getFirst();
+      List<Future<SandboxSession>> opened = new java.util.ArrayList<>();
+      for (int i = 0; i < repls; i++) {
+        String context = "{\"p" + i + "\": \"" + paper + i + "\"}";
+        opened.add(opens.submit(() -> pool.open(context, HostBridge.NONE)));
+      }
+      for (int i = 0; i < repls; i++) {
+        try (SandboxSession s = opened.get(i).get(120, TimeUnit.SECONDS)) {
+          CellResult r = s.execute("print(sorted(context), len(context['p" + i + "']))");
+          assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+          assertEquals("['p" + i + "'] " + (paper.length() + String.valueOf(i).length()) + "\n", r.stdout());
+        }
+      }
+      assertEquals(List.of(pid), pool.workerPids(), "the worker was working, not hung");
+    } finally {
+      opens.shutdownNow();
+    }
+  }
+
+  @Test
   void aReplThatKeepsALargeHeapIsResetInsteadOfStarvingItsCotenants() {
     SandboxLimits roomy = new SandboxLimits(Duration.ofSeconds(60), Duration.ofSeconds(2), 4_000);
     // About 100 MB each in a 256 MB worker: two of them do not fit, one after a reset does.
