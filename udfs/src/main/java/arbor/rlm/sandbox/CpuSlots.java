@@ -21,6 +21,21 @@ final class CpuSlots {
     permits.acquireUninterruptibly();
   }
 
+  /** Waits for a slot unless {@code giveUp} turns true first; true when a slot was taken. */
+  boolean acquireUnless(java.util.function.BooleanSupplier giveUp) {
+    while (!giveUp.getAsBoolean()) {
+      try {
+        if (permits.tryAcquire(20, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          return true;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
   void release() {
     permits.release();
   }

@@ -146,7 +146,12 @@ public final class WorkerMain {
       send(new Running(exec.sid(), true));
     }
     try {
-      result = session.run(exec.code());
+      // Stopped while it queued for a slot (its node was cancelled): it does not run at all, and
+      // answers now, not when a slot frees up - the host gives a cancelled cell only seconds
+      // before it takes it for a runaway and kills the worker.
+      result = hold.overran
+          ? new CellResult(CellStatus.TIMED_OUT, "", "the cell was stopped before it ran\n", 0, null, List.of(), 0)
+          : session.run(exec.code());
     } finally {
       hold.release();
       holds.remove(exec.sid());
@@ -180,10 +185,9 @@ public final class WorkerMain {
 
     /** Takes a slot unless the cell has overrun; true when it holds one. */
     boolean acquire() {
-      if (overran) {
+      if (!slots.acquireUnless(() -> overran)) {
         return false;
       }
-      slots.acquire();
       if (overran || !held.compareAndSet(false, true)) {
         slots.release();
         return false;

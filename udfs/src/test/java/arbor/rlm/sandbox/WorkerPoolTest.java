@@ -187,6 +187,35 @@ class WorkerPoolTest {
   }
 
   @Test
+  void aCellCancelledWhileItQueuesForASlotEndsAtOnceAndCostsNoWorker() throws Exception {
+    // One slot, held by a long cell: a second node's cell queues; that node is cancelled (its
+    // tree ran out of time). The queued cell must answer at once, not be taken for a runaway.
+    SandboxLimits tenSeconds = new SandboxLimits(Duration.ofSeconds(10), Duration.ofSeconds(2), 4_000);
+    WorkerPoolConfig one = TestPools.config(1);
+    WorkerPoolConfig oneSlot = new WorkerPoolConfig(1, 64, 384, one.jvmOptions(), one.resourceCache(), one.startTimeout(),
+        one.logDir(), 1);
+    ExecutorService cells = Executors.newVirtualThreadPerTaskExecutor();
+    try (WorkerPool pool = new WorkerPool(oneSlot, tenSeconds);
+        SandboxSession busy = pool.open(CONTEXT, HostBridge.NONE);
+        SandboxSession queued = pool.open(CONTEXT, HostBridge.NONE)) {
+      long pid = pool.workerPids().getFirst();
+      Future<CellResult> long_ = cells.submit(() -> busy.execute("kept = 1\nwhile True:\n  pass"));
+      sleep(1_500);
+      Future<CellResult> waiting = cells.submit(() -> queued.execute("print('ran')"));
+      sleep(1_000);
+      waiting.cancel(true);
+      // The host gives a cancelled cell 2 x 2 s + 1 s before it kills the worker.
+      sleep(7_000);
+      assertEquals(List.of(pid), pool.workerPids(), "the worker was not killed for a cell that never ran");
+      CellResult r = long_.get(60, TimeUnit.SECONDS);
+      assertEquals(CellStatus.TIMED_OUT, r.status(), r.stderr());
+      assertEquals("1\n", busy.execute("print(kept)").stdout());
+    } finally {
+      cells.shutdownNow();
+    }
+  }
+
+  @Test
   void aReplThatKeepsALargeHeapIsResetInsteadOfStarvingItsCotenants() {
     SandboxLimits roomy = new SandboxLimits(Duration.ofSeconds(60), Duration.ofSeconds(2), 4_000);
     // About 100 MB each in a 256 MB worker: two of them do not fit, one after a reset does.
