@@ -1,6 +1,5 @@
 package arbor.rollouts;
 
-import static arbor.tables.Cols.*;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.sum;
@@ -43,9 +42,9 @@ public final class RolloutWriter {
     this.settings = settings;
   }
 
-  /** What one step wrote: trees, the infrastructure failures among them, rows, and root statuses. */
-  public record Written(long trees, long infraFailures, long nodes, long turns, Map<String, Long> rootStatuses,
-      long stageMillis, long writeMillis) {}
+  /** What one step wrote: trees, the infrastructure failures among them, and root statuses. */
+  public record Written(long trees, long infraFailures, Map<String, Long> rootStatuses, long stageMillis,
+      long writeMillis) {}
 
   /** Too many of the step's trees failed for reasons of the harness, not the policy. */
   public static final class InfraFailures extends IllegalStateException {
@@ -86,14 +85,8 @@ public final class RolloutWriter {
     Dataset<Row> turns = exact(spark, Rollouts.turns(staged), RolloutTurns.SCHEMA);
     warehouse.replaceStep(Table.ROLLOUT_NODES, runId, step, nodes);
     warehouse.replaceStep(Table.ROLLOUT_TURNS, runId, step, turns);
-    long nodeRows = warehouse.read(Table.ROLLOUT_NODES).filter(stepOf(runId, step)).count();
-    long turnRows = warehouse.read(Table.ROLLOUT_TURNS).filter(stepOf(runId, step)).count();
     delete(spark, staging);
-    return new Written(total, infra, nodeRows, turnRows, statuses, stageMillis, (System.nanoTime() - t1) / 1_000_000);
-  }
-
-  private static org.apache.spark.sql.Column stepOf(String runId, long step) {
-    return col(RUN_ID).equalTo(runId).and(col(STEP).equalTo(step));
+    return new Written(total, infra, statuses, stageMillis, (System.nanoTime() - t1) / 1_000_000);
   }
 
   /** Parquet reads every column back as nullable; the tables keep the schemas of {@code arbor.tables}. */

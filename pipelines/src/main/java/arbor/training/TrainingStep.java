@@ -102,17 +102,23 @@ public final class TrainingStep {
       LearnerStepResult[] learned = new LearnerStepResult[1];
       // The learner reads the samples back from Delta: a fixed input, read twice.
       timed(seconds, "learner", () -> learned[0] = learner.step(stepRows(Table.SAMPLES, step), runId, step));
-      Dataset<Row> metrics = StepMetrics.of(nodes, rewards, references, advantages.rootAdvantages(nodes, rewards))
-          .unionByName(learned[0].metrics())
-          .unionByName(timings(queries.sparkSession(), step, version, seconds));
-      warehouse.replaceStep(Table.METRICS, runId, step, metrics);
+      // A few dozen rows from a plan of many small aggregations: computed once, on the driver,
+      // then written from there and read for the console (not recomputed for each).
+      List<Row> metrics = new ArrayList<>();
+      timed(seconds, "metrics", () -> {
+        metrics.addAll(StepMetrics.of(nodes, rewards, references, advantages.rootAdvantages(nodes, rewards))
+            .unionByName(learned[0].metrics())
+            .unionByName(timings(queries.sparkSession(), step, version, seconds))
+            .collectAsList());
+        warehouse.replaceStep(Table.METRICS, runId, step, queries.sparkSession().createDataFrame(metrics, Metrics.SCHEMA));
+      });
       // The checkpoint is the step's last write, its commit point: once version s + 1 exists,
       // every row of step s does too, and a resume starts after it. (So its own seconds are
       // on the console, not in metrics.)
       timed(seconds, "checkpoint", () -> checkpoints.save(runId, step + 1, policy,
           AdamWStates.toOptimizerState(learner.optimizer().exportState()), new byte[0], Map.of()));
       Map<String, Double> figures = new LinkedHashMap<>();
-      for (Row m : stepRows(Table.METRICS, step).collectAsList()) figures.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
+      for (Row m : metrics) figures.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
       nodes.unpersist();
       rewards.unpersist();
       return new Report(step, version, figures, seconds);
