@@ -36,6 +36,8 @@ final class ReplBench implements Benchmark {
         r.arborTurn().p50(), r.arborTurn().p99(), r.cpythonTurn().p50(), r.cpythonTurn().p99());
     out.printf("bench repl: search p50 %.1f ms in Arbor's sandbox, %.1f ms in CPython%n",
         r.arborSearch().p50(), r.cpythonSearch().p50());
+    out.printf("bench repl: open   p50 %.1f ms / p99 %.1f ms for a REPL in Arbor's sandbox; CPython takes the same"
+        + " context in p50 %.1f ms%n", r.arborOpen().p50(), r.arborOpen().p99(), r.cpythonContext().p50());
     return ReplLatencyBench.figures(r);
   }
 }

@@ -52,8 +52,12 @@ public final class ReplLatencyBench {
     }
   }
 
+  /**
+   * @param arborOpen opening a REPL over the context in the sandbox (and closing it)
+   * @param cpythonContext handing the same context to the CPython REPL (its JSON parsed, bound)
+   */
   public record Result(int contextChars, Latencies arborTurn, Latencies cpythonTurn, Latencies arborSearch,
-      Latencies cpythonSearch) {}
+      Latencies cpythonSearch, Latencies arborOpen, Latencies cpythonContext) {}
 
   /** The first {@code papers} QASPER papers, by id, as a multi-paper context. */
   public static RlmContext.Papers context(Path qasperDir, int papers) throws IOException {
@@ -95,10 +99,29 @@ public final class ReplLatencyBench {
         t[2][i] = (t3 - t2) / 1e6;
         t[3][i] = (t4 - t3) / 1e6;
       }
+      // A full batch opens hundreds of REPLs: what one costs, against the least a Python REPL
+      // can do to get the context (parse its JSON and bind it).
+      String json = context.toJson();
+      double[][] o = new double[2][reps];
+      for (int i = -Math.min(warmup, 10); i < reps; i++) {
+        long t0 = System.nanoTime();
+        sandbox.open(json, HostBridge.NONE).close();
+        long t1 = System.nanoTime();
+        cpython.load(context);
+        long t2 = System.nanoTime();
+        if (i >= 0) {
+          o[0][i] = (t1 - t0) / 1e6;
+          o[1][i] = (t2 - t1) / 1e6;
+        }
+      }
       for (double[] row : t) {
         Arrays.sort(row);
       }
-      return new Result(chars, new Latencies(t[0]), new Latencies(t[1]), new Latencies(t[2]), new Latencies(t[3]));
+      for (double[] row : o) {
+        Arrays.sort(row);
+      }
+      return new Result(chars, new Latencies(t[0]), new Latencies(t[1]), new Latencies(t[2]), new Latencies(t[3]),
+          new Latencies(o[0]), new Latencies(o[1]));
     }
   }
 
@@ -127,6 +150,10 @@ public final class ReplLatencyBench {
       process = new ProcessBuilder(python, script.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       in = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
       out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      load(context);
+    }
+
+    void load(RlmContext.Papers context) throws IOException {
       request(Map.of("context", context.byId()));
     }
 
@@ -167,6 +194,9 @@ public final class ReplLatencyBench {
     f.put("turn_p50_ratio_vs_cpython", round(r.arborTurn().p50() / r.cpythonTurn().p50()));
     f.put("turn_p99_ratio_vs_cpython", round(r.arborTurn().p99() / r.cpythonTurn().p99()));
     f.put("search_ratio_vs_cpython", round(r.arborSearch().p50() / r.cpythonSearch().p50()));
+    f.put("arbor_open_p50_ms", round(r.arborOpen().p50()));
+    f.put("cpython_context_p50_ms", round(r.cpythonContext().p50()));
+    f.put("open_p50_ratio_vs_cpython", round(r.arborOpen().p50() / r.cpythonContext().p50()));
     return f;
   }
 
