@@ -35,6 +35,11 @@ public record CellResult(
     return new CellResult(CellStatus.KILLED, "", why, 0, null, List.of(), activeMillis);
   }
 
+  /** A cell stopped (its node cancelled) while it still queued for a CPU slot: it never ran. */
+  static CellResult stoppedBeforeRunning() {
+    return new CellResult(CellStatus.TIMED_OUT, "", "the cell was stopped before it ran\n", 0, null, List.of(), 0);
+  }
+
   /** A cell that never ran to an answer because its sandbox is gone. */
   public static CellResult lost(String why, long activeMillis) {
     return new CellResult(CellStatus.SANDBOX_LOST, "", why, 0, null, List.of(), activeMillis);

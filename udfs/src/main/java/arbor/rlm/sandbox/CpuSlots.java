@@ -1,6 +1,8 @@
 package arbor.rlm.sandbox;
 
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * How many cells compute at once in one JVM. Many nodes may have a cell to run, but a cell's
@@ -22,10 +24,10 @@ final class CpuSlots {
   }
 
   /** Waits for a slot unless {@code giveUp} turns true first; true when a slot was taken. */
-  boolean acquireUnless(java.util.function.BooleanSupplier giveUp) {
+  boolean acquireUnless(BooleanSupplier giveUp) {
     while (!giveUp.getAsBoolean()) {
       try {
-        if (permits.tryAcquire(20, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        if (permits.tryAcquire(20, TimeUnit.MILLISECONDS)) {
           return true;
         }
       } catch (InterruptedException e) {

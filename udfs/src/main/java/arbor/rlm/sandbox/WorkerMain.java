@@ -149,9 +149,7 @@ public final class WorkerMain {
       // Stopped while it queued for a slot (its node was cancelled): it does not run at all, and
       // answers now, not when a slot frees up - the host gives a cancelled cell only seconds
       // before it takes it for a runaway and kills the worker.
-      result = hold.overran
-          ? new CellResult(CellStatus.TIMED_OUT, "", "the cell was stopped before it ran\n", 0, null, List.of(), 0)
-          : session.run(exec.code());
+      result = hold.overran ? CellResult.stoppedBeforeRunning() : session.run(exec.code());
     } finally {
       hold.release();
       holds.remove(exec.sid());

@@ -114,11 +114,10 @@ public final class ReplLatencyBench {
           o[1][i] = (t2 - t1) / 1e6;
         }
       }
-      for (double[] row : t) {
-        Arrays.sort(row);
-      }
-      for (double[] row : o) {
-        Arrays.sort(row);
+      for (double[][] rows : List.of(t, o)) {
+        for (double[] row : rows) {
+          Arrays.sort(row);
+        }
       }
       return new Result(chars, new Latencies(t[0]), new Latencies(t[1]), new Latencies(t[2]), new Latencies(t[3]),
           new Latencies(o[0]), new Latencies(o[1]));
