@@ -61,6 +61,7 @@ final class TreesBench implements Benchmark {
         r.crosstalk(), r.treesPerSecond(), r.overheadMillisPerTurn(), r.nodes(), r.turns(), r.peakLiveNodes());
     out.printf("bench trees: %d runaway cells, %d nodes ended sandbox_error (their own cell), %d collateral losses"
         + " (sandbox_lost)%n", r.runaways(), r.killed(), r.collateralLosses());
+    r.lossReasons().forEach((why, n) -> out.printf("bench trees:   %d lost: %s%n", n, why));
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("trees", r.trees());
     figures.put("completed", r.completed());

@@ -43,10 +43,12 @@ public final class TreeLoadBench {
    * @param collateralLosses nodes that ended {@code sandbox_lost}: their REPL was lost to another
    *     node's cell (or a worker's death) and could not be restored
    * @param peakLiveNodes the most nodes (each with its REPL) running at one moment
+   * @param lossReasons why the collateral losses lost their REPL (the line of the last observation
+   *     that says so, numbers blanked), with how many nodes each
    */
   public record Result(int trees, int completed, int timeouts, int crosstalk, double treesPerSecond,
       double overheadMillisPerTurn, int nodes, int turns, int runaways, int killed, int collateralLosses,
-      int peakLiveNodes) {}
+      int peakLiveNodes, Map<String, Integer> lossReasons) {}
 
   /** The cell that runs away: a built-in that ignores interrupts, so it costs its worker. */
   public static final String RUNAWAY = "```repl\nsum(range(10**13))\n```";
@@ -185,6 +187,7 @@ public final class TreeLoadBench {
     int turns = 0;
     int killed = 0;
     int collateral = 0;
+    Map<String, Integer> reasons = new java.util.TreeMap<>();
     long overhead = 0;
     for (int i = 0; i < results.size(); i++) {
       TreeRunner.TreeResult tree = results.get(i);
@@ -211,6 +214,7 @@ public final class TreeLoadBench {
         }
         if (n.status() == NodeStatus.SANDBOX_LOST) {
           collateral++;
+          reasons.merge(lossReason(n), 1, Integer::sum);
         }
         for (String span : FinalSpans.of(n.finalAnswerJson())) {
           if (q.papers().byId().values().stream().noneMatch(text -> text.contains(span))) {
@@ -221,7 +225,20 @@ public final class TreeLoadBench {
     }
     return new Result(results.size(), completed, timeouts, crosstalk, results.size() / seconds,
         turns == 0 ? 0 : (double) overhead / turns, nodes, turns, runaways.get(), killed, collateral,
-        census.peak.get());
+        census.peak.get(), reasons);
+  }
+
+  private static String lossReason(NodeRecord lost) {
+    if (lost.turns().isEmpty()) {
+      return "no REPL could be opened";
+    }
+    String observation = lost.turns().getLast().observation();
+    for (String line : observation.split("\n")) {
+      if (line.contains("lost") || line.contains("restored")) {
+        return line.replaceAll("\\d+", "N").strip();
+      }
+    }
+    return "(its last observation does not say)";
   }
 
 }
