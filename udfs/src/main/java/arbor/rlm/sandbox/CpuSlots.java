@@ -1,8 +1,6 @@
 package arbor.rlm.sandbox;
 
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * How many cells compute at once in one JVM. Many nodes may have a cell to run, but a cell's
@@ -23,19 +21,15 @@ final class CpuSlots {
     permits.acquireUninterruptibly();
   }
 
-  /** Waits for a slot unless {@code giveUp} turns true first; true when a slot was taken. */
-  boolean acquireUnless(BooleanSupplier giveUp) {
-    while (!giveUp.getAsBoolean()) {
-      try {
-        if (permits.tryAcquire(20, TimeUnit.MILLISECONDS)) {
-          return true;
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
+  /** Waits for a slot in turn; false when the waiting thread is interrupted first. */
+  boolean acquireInterruptibly() {
+    try {
+      permits.acquire();
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
-    return false;
   }
 
   void release() {

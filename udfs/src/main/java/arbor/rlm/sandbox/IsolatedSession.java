@@ -25,6 +25,8 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
   private final HostBridge bridge;
   private final SandboxLimits limits;
   private final CellClock clock = new CellClock();
+  /** A replayed cell's computing time: its wait for a CPU slot behind other REPLs is free. */
+  private final CellClock replayClock = new CellClock();
   private final List<Cell> history = new ArrayList<>();
   private volatile WorkerProcess worker;
   private volatile CompletableFuture<CellResult> running;
@@ -212,13 +214,12 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
 
   @Override
   public void onRunning(boolean computing) {
-    if (replaying != null) {
-      return; // a replayed earlier cell: its time was spent and counted the first time
-    }
+    // A replayed earlier cell's time was spent and counted the first time: it runs on its own clock.
+    CellClock c = replaying != null ? replayClock : clock;
     if (computing) {
-      clock.resume();
+      c.resume();
     } else {
-      clock.pause();
+      c.pause();
     }
   }
 
@@ -230,7 +231,7 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
         failRunning(lostBecause != null ? lostBecause : why);
         return;
       }
-      reason = restoreRefusal();
+      reason = restoring.isDone() ? restoreRefusal() : "the fresh worker was lost too while the REPL was being restored";
       if (reason == null) {
         restoring = new CompletableFuture<>();
         // The time until the cell runs again on the fresh worker is not the cell's.
@@ -308,16 +309,31 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
       replaying = result;
     }
     try {
+      replayClock.startPaused();
       fresh.send(new WorkerProtocol.Exec(sid, cell.code));
-      CellResult r = result.get(limits.cellWallTime().toMillis() + limits.interruptGrace().toMillis() * 2 + 10_000,
-          TimeUnit.MILLISECONDS);
+      // A restore storm (every REPL of a killed worker at once) queues its replays behind a few CPU
+      // slots: only their computing time is limited, and a worker lost meanwhile ends the wait.
+      long limit = limits.cellWallTime().plus(limits.interruptGrace()).toNanos();
+      CellResult r;
+      while (true) {
+        try {
+          r = result.get(200, TimeUnit.MILLISECONDS);
+          break;
+        } catch (java.util.concurrent.TimeoutException e) {
+          if (replayClock.activeNanos() > limit) {
+            fresh.send(new WorkerProtocol.Interrupt(sid, limits.interruptGrace().toMillis()));
+            diverged("a replayed cell computed for longer than the cell limit, unlike the first time");
+            return false;
+          }
+        }
+      }
       if (r.status() != cell.status || !r.variables().equals(cell.variables)) {
         diverged("a replayed cell ended differently (" + r.status() + ") than the first time (" + cell.status + ")");
         return false;
       }
       return lostBecause == null;
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      diverged("a replayed cell did not end in time");
+    } catch (java.util.concurrent.ExecutionException e) {
+      diverged("a replayed cell failed: " + e.getCause());
       return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

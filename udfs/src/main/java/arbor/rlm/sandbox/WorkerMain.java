@@ -149,7 +149,7 @@ public final class WorkerMain {
       // Stopped while it queued for a slot (its node was cancelled): it does not run at all, and
       // answers now, not when a slot frees up - the host gives a cancelled cell only seconds
       // before it takes it for a runaway and kills the worker.
-      result = hold.overran ? CellResult.stoppedBeforeRunning() : session.run(exec.code());
+      result = hold.overran() ? CellResult.stoppedBeforeRunning() : session.run(exec.code());
     } finally {
       hold.release();
       holds.remove(exec.sid());
@@ -176,32 +176,55 @@ public final class WorkerMain {
   /**
    * The CPU slot of one running cell. Given back while the cell waits for the host, and for good
    * once the cell has overrun its limit and been interrupted: a runaway keeps no slot from others.
+   * A cell waits for its slot in the order it asked (a full batch queues hundreds of cells, and a
+   * cell that kept losing its place would wait without bound); an overrun wakes it from the queue.
    */
   private final class SlotHold {
-    private final java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile boolean overran;
+    private boolean held;
+    private boolean overran;
+    private Thread waiting;
 
     /** Takes a slot unless the cell has overrun; true when it holds one. */
     boolean acquire() {
-      if (!slots.acquireUnless(() -> overran)) {
-        return false;
+      synchronized (this) {
+        if (overran) {
+          return false;
+        }
+        waiting = Thread.currentThread();
       }
-      if (overran || !held.compareAndSet(false, true)) {
-        slots.release();
-        return false;
+      boolean got = slots.acquireInterruptibly();
+      synchronized (this) {
+        waiting = null;
+        if (overran) {
+          // Woken by the overrun, or it came just after the slot did: either way no slot is kept.
+          Thread.interrupted();
+          if (got) {
+            slots.release();
+          }
+          return false;
+        }
+        held = got;
+        return got;
       }
-      return true;
     }
 
-    void release() {
-      if (held.compareAndSet(true, false)) {
+    synchronized void release() {
+      if (held) {
+        held = false;
         slots.release();
       }
     }
 
-    void overrun() {
+    synchronized void overrun() {
       overran = true;
+      if (waiting != null) {
+        waiting.interrupt();
+      }
       release();
+    }
+
+    synchronized boolean overran() {
+      return overran;
     }
   }
 

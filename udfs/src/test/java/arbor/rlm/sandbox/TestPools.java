@@ -15,10 +15,14 @@ final class TestPools {
   private TestPools() {}
 
   static WorkerPoolConfig config(int workers) {
+    return config(workers, 2);
+  }
+
+  static WorkerPoolConfig config(int workers, int cellsPerWorker) {
     String repo = System.getProperty("arbor.repo", ".");
     return new WorkerPoolConfig(workers, 64, 384, List.of("-XX:TieredStopAtLevel=1"),
         WorkerPoolConfig.defaults().resourceCache(), Duration.ofSeconds(120),
-        Path.of(repo, "udfs", "target", "sandbox-logs"), 2);
+        Path.of(repo, "udfs", "target", "sandbox-logs"), cellsPerWorker);
   }
 
   private static final class Holder {

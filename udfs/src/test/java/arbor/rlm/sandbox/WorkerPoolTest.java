@@ -111,6 +111,70 @@ class WorkerPoolTest {
   }
 
   @Test
+  void everyReplOfAKilledWorkerIsRestoredThoughItsReplayQueuesLongerThanACellMayRun() throws Exception {
+    // One worker with one CPU slot. When it is killed, its busy REPLs restart their running cells
+    // in the fresh worker ahead of the idle REPLs' replays, which then wait for the slot for longer
+    // than any one cell may compute. A replay waiting its turn is not late; only one that
+    // computes too long has diverged.
+    SandboxLimits limits = new SandboxLimits(Duration.ofSeconds(3), Duration.ofMillis(500), 4_000);
+    ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    List<SandboxSession> busy = new java.util.ArrayList<>();
+    List<SandboxSession> idle = new java.util.ArrayList<>();
+    try (WorkerPool pool = new WorkerPool(TestPools.config(1, 1), limits)) {
+      SandboxSession probe = pool.open(CONTEXT, HostBridge.NONE);
+      busy.add(probe);
+      // About 1.2 s of computing per busy cell on this machine, measured, not assumed: much more
+      // than opening a REPL, so that the restarted cells pile up while the REPLs reopen.
+      long k = 200_000;
+      k = k * 1200 / Math.max(1, probe.execute(busy(k)).activeMillis());
+      long perCell = Math.max(1, probe.execute(busy(k)).activeMillis());
+      // Past the cell limit plus the fixed allowance a replay once had, counted from its sending.
+      long queue = limits.cellWallTime().toMillis() + 2 * limits.interruptGrace().toMillis() + 16_000;
+      int count = (int) Math.min(32, queue / perCell + 1);
+      List<Future<SandboxSession>> opening = new java.util.ArrayList<>();
+      for (int i = 1; i < count; i++) {
+        opening.add(threads.submit(() -> pool.open(CONTEXT, HostBridge.NONE)));
+      }
+      for (Future<SandboxSession> f : opening) {
+        busy.add(f.get(120, TimeUnit.SECONDS));
+      }
+      // Opened last, so restored last.
+      for (int i = 0; i < 4; i++) {
+        SandboxSession s = pool.open(CONTEXT, HostBridge.NONE);
+        assertEquals(CellStatus.COMPLETED, s.execute("mine = " + i).status());
+        idle.add(s);
+      }
+      SandboxSession runaway = pool.open(CONTEXT, HostBridge.NONE);
+      Future<CellResult> killer = threads.submit(() -> runaway.execute("sum(range(10**13))"));
+      Thread.sleep(300);
+      final long n = k;
+      List<Future<CellResult>> running = new java.util.ArrayList<>();
+      for (SandboxSession s : busy) {
+        running.add(threads.submit(() -> s.execute(busy(n) + "done = True")));
+      }
+      assertEquals(CellStatus.KILLED, killer.get(60, TimeUnit.SECONDS).status());
+      for (int i = 0; i < idle.size(); i++) {
+        CellResult r = idle.get(i).execute("print(mine)");
+        assertEquals(CellStatus.COMPLETED, r.status(), "idle REPL " + i + ": " + r.stderr());
+        assertEquals(i + "\n", r.stdout());
+      }
+      for (int i = 0; i < busy.size(); i++) {
+        CellResult r = running.get(i).get(300, TimeUnit.SECONDS);
+        assertEquals(CellStatus.COMPLETED, r.status(), "busy REPL " + i + " of " + busy.size() + ": " + r.stderr());
+      }
+      runaway.close();
+    } finally {
+      threads.shutdownNow();
+      busy.forEach(SandboxSession::close);
+      idle.forEach(SandboxSession::close);
+    }
+  }
+
+  private static String busy(long n) {
+    return "x = 0\nfor i in range(" + n + "):\n    x += i % 7\n";
+  }
+
+  @Test
   void aWorkerThatDiesHasItsReplsRestored() {
     WorkerPool pool = TestPools.shared();
     try (SandboxSession s = pool.open(CONTEXT, HostBridge.NONE)) {
