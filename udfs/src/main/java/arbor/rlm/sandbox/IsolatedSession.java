@@ -38,6 +38,8 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
   private volatile CompletableFuture<Boolean> restoring = CompletableFuture.completedFuture(true);
   /** A cancelled cell still running in the worker: the REPL's slot is freed when it ends. */
   private volatile CompletableFuture<CellResult> abandoned;
+  /** The worker a restore was replaying into was lost as well: the restore starts over. */
+  private volatile boolean restoreTargetLost;
   private volatile String lostBecause;
   private volatile String unrestorable;
   private long historyActiveMillis;
@@ -224,14 +226,27 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
   }
 
   @Override
-  public void onLost(String why) {
+  public void onLost(WorkerProcess lost, String why) {
     String reason;
     synchronized (this) {
+      if (lost != worker) {
+        return; // a worker this REPL had left already (a restore moved it on)
+      }
       if (closed || lostBecause != null) {
         failRunning(lostBecause != null ? lostBecause : why);
         return;
       }
-      reason = restoring.isDone() ? restoreRefusal() : "the fresh worker was lost too while the REPL was being restored";
+      if (!restoring.isDone()) {
+        // The fresh worker went too (another runaway's kill, say): the restore under way starts
+        // over in the next one.
+        restoreTargetLost = true;
+        CompletableFuture<CellResult> replay = replaying;
+        if (replay != null) {
+          replay.complete(CellResult.lost(why, 0));
+        }
+        return;
+      }
+      reason = restoreRefusal();
       if (reason == null) {
         restoring = new CompletableFuture<>();
         // The time until the cell runs again on the fresh worker is not the cell's.
@@ -259,43 +274,65 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
     return null;
   }
 
-  /** Opens the REPL again in a fresh worker and replays its history, then the running cell. */
+  /** Restores tried in a row when each fresh worker is lost in turn during the restore. */
+  private static final int RESTORE_ATTEMPTS = 3;
+
+  /**
+   * Opens the REPL again in a fresh worker and replays its history, then the running cell; starts
+   * over in another worker when that one is lost during the restore.
+   */
   private void restore(String why) {
     boolean ok = false;
+    String failure = "";
     try {
-      WorkerProcess fresh = pool.reopen(this, contextJson);
-      worker = fresh;
-      List<Cell> cells;
-      synchronized (this) {
-        cells = List.copyOf(history);
-      }
-      for (Cell cell : cells) {
-        if (!replay(fresh, cell)) {
-          return;
+      for (int attempt = 1; attempt <= RESTORE_ATTEMPTS && lostBecause == null; attempt++) {
+        restoreTargetLost = false;
+        try {
+          ok = restoreOnce();
+          if (ok) {
+            return;
+          }
+          failure = "each fresh worker was lost too while the REPL was being restored (" + attempt + " tried)";
+        } catch (IOException | RuntimeException e) {
+          failure = e.getMessage();
         }
       }
-      Cell current;
-      synchronized (this) {
-        if (lostBecause != null) {
-          return;
-        }
-        current = running != null ? calling : null;
-        if (current != null) {
-          current.cursor = 0;
-          calling = current;
-        }
-      }
-      if (current != null) {
-        // The interrupted cell starts over on the fresh worker; its clock starts over with it.
-        clock.startPaused();
-        fresh.send(new WorkerProtocol.Exec(sid, current.code));
-      }
-      ok = true;
-    } catch (IOException | RuntimeException e) {
-      lose(why.strip() + "; it could not be restored: " + e.getMessage() + ".\n");
+      lose(why.strip() + "; it could not be restored: " + failure + ".\n");
     } finally {
       restoring.complete(ok);
     }
+  }
+
+  /** One restore into a fresh worker: false when a replay diverged or the worker was lost. */
+  private boolean restoreOnce() throws IOException {
+    WorkerProcess fresh = pool.reopen(this, contextJson);
+    worker = fresh;
+    List<Cell> cells;
+    synchronized (this) {
+      cells = List.copyOf(history);
+    }
+    for (Cell cell : cells) {
+      if (!replay(fresh, cell)) {
+        return false;
+      }
+    }
+    Cell current;
+    synchronized (this) {
+      if (lostBecause != null || restoreTargetLost) {
+        return false;
+      }
+      current = running != null ? calling : null;
+      if (current != null) {
+        current.cursor = 0;
+        calling = current;
+      }
+    }
+    if (current != null) {
+      // The interrupted cell starts over on the fresh worker; its clock starts over with it.
+      clock.startPaused();
+      fresh.send(new WorkerProtocol.Exec(sid, current.code));
+    }
+    return true;
   }
 
   /** Runs one recorded cell again; false (and the REPL lost) when it did not end as before. */
@@ -318,8 +355,16 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
       while (true) {
         try {
           r = result.get(200, TimeUnit.MILLISECONDS);
+          if (restoreTargetLost) {
+            return false;
+          }
           break;
         } catch (java.util.concurrent.TimeoutException e) {
+          if (!fresh.alive()) {
+            // Lost before this REPL had moved to it, so no loss was reported here.
+            restoreTargetLost = true;
+            return false;
+          }
           if (replayClock.activeNanos() > limit) {
             fresh.send(new WorkerProtocol.Interrupt(sid, limits.interruptGrace().toMillis()));
             diverged("a replayed cell computed for longer than the cell limit, unlike the first time");

@@ -38,7 +38,7 @@ final class WorkerProcess implements AutoCloseable {
     /** A host callback made by the running cell; returns the reply to send back. */
     Reply onCall(Call call);
 
-    void onLost(String why);
+    void onLost(WorkerProcess lost, String why);
 
     /** The cell got a CPU slot ({@code true}) or gave it back to wait for the host. */
     void onRunning(boolean running);
@@ -255,7 +255,7 @@ final class WorkerProcess implements AutoCloseable {
     opening.values().forEach(f -> f.complete(died));
     String note = "SandboxError: " + why + "; the REPL state is lost.\n";
     for (Listener listener : listeners.values()) {
-      listener.onLost(note);
+      listener.onLost(this, note);
     }
     listeners.clear();
   }

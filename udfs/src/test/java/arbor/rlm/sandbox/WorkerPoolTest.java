@@ -170,6 +170,32 @@ class WorkerPoolTest {
     }
   }
 
+  @Test
+  void aReplWhoseFreshWorkerIsLostDuringItsRestoreIsRestoredInTheNext() throws Exception {
+    try (WorkerPool pool = new WorkerPool(TestPools.config(1), TestPools.LIMITS);
+        SandboxSession s = pool.open(CONTEXT, HostBridge.NONE)) {
+      // A history whose replay computes for about a second: time enough to lose the fresh worker under it.
+      long k = 200_000;
+      k = k * 1000 / Math.max(1, s.execute(busy(k)).activeMillis());
+      assertEquals(CellStatus.COMPLETED, s.execute(busy(k) + "z = 1").status());
+      long first = pool.workerPids().getFirst();
+      ProcessHandle.of(first).ifPresent(ProcessHandle::destroyForcibly);
+      long second = first;
+      for (int i = 0; i < 600 && second == first; i++) {
+        sleep(50);
+        List<Long> pids = pool.workerPids();
+        second = pids.isEmpty() ? first : pids.getFirst();
+      }
+      assertTrue(second != first, "no fresh worker started");
+      sleep(400);
+      ProcessHandle.of(second).ifPresent(ProcessHandle::destroyForcibly);
+      CellResult r = s.execute("print(z)");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals("1\n", r.stdout());
+      assertFalse(pool.workerPids().contains(second));
+    }
+  }
+
   private static String busy(long n) {
     return "x = 0\nfor i in range(" + n + "):\n    x += i % 7\n";
   }
