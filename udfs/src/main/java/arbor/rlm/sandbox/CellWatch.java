@@ -39,8 +39,8 @@ final class CellWatch {
       }
       if (interrupted && System.nanoTime() - interruptedAt >= limits.interruptGrace().toNanos()) {
         String why = "TimeoutError: the cell ran past its wall-time limit of " + seconds(limits)
-            + " and did not stop when interrupted (a long-running built-in?); its sandbox was "
-            + "killed and the REPL state is lost.\n";
+            + " and did not stop when interrupted (a long-running built-in?); the REPL was given up "
+            + "and its state is lost.\n";
         stopper.kill(why);
         return CellResult.killed(why, active / 1_000_000);
       }

@@ -103,7 +103,7 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
       @Override
       public void kill(String why) {
         lostBecause = "this REPL was lost earlier: " + why;
-        pool.kill(worker, "a cell overran its limits and ignored its interrupt");
+        pool.retire(worker, "a cell overran its limits and ignored its interrupt");
       }
 
       @Override

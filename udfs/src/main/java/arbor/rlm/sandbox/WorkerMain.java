@@ -49,9 +49,21 @@ public final class WorkerMain {
   private final long replHeapBytes;
   private final long heartbeatNanos;
   private volatile long lastSent = System.nanoTime();
-  // One platform thread per running cell: a cell blocks its thread until it ends.
+  // One platform thread per running cell: a cell blocks its thread until it ends. A thread demoted
+  // under a runaway cell ends with it (a RetiredThread), never to run another cell at idle priority.
   private final ExecutorService threads = Executors.newCachedThreadPool(
-      Thread.ofPlatform().daemon().name("arbor-worker-", 0).factory());
+      Thread.ofPlatform().daemon().name("arbor-worker-", 0).uncaughtExceptionHandler((t, e) -> {
+        if (!(e instanceof RetiredThread)) {
+          e.printStackTrace();
+        }
+      }).factory());
+
+  /** Ends a cell thread that was demoted: the pool starts a fresh one instead. */
+  private static final class RetiredThread extends RuntimeException {
+    RetiredThread() {
+      super(null, null, false, false);
+    }
+  }
 
   private WorkerMain(DataOutputStream out, int cellSlots, int replHeapMb, long heartbeatMillis) {
     this.out = out;
@@ -171,6 +183,9 @@ public final class WorkerMain {
       }
     }
     send(new Result(exec.sid(), result, reset));
+    if (hold.demoted) {
+      throw new RetiredThread();
+    }
   }
 
   /**
@@ -180,6 +195,9 @@ public final class WorkerMain {
    * cell that kept losing its place would wait without bound); an overrun wakes it from the queue.
    */
   private final class SlotHold {
+    /** The Linux thread that runs the cell: the one to demote should the cell ignore its interrupt. */
+    final long tid = IdleThreads.currentTid();
+    volatile boolean demoted;
     private boolean held;
     private boolean overran;
     private Thread waiting;
@@ -234,7 +252,14 @@ public final class WorkerMain {
       try {
         session.interrupt(Duration.ofMillis(interrupt.graceMillis()));
       } catch (TimeoutException e) {
-        // the host kills this worker when the cell does not stop
+        // A built-in that ignores interrupts: it computes on, on idle CPU time only, while the host
+        // retires this worker (no new REPLs; its others end their work here; then it is stopped).
+        SlotHold hold = holds.get(interrupt.sid());
+        if (hold != null) {
+          hold.demoted = IdleThreads.demote(hold.tid);
+          System.err.println("worker: REPL " + interrupt.sid() + "'s cell ignored its interrupt; its thread " + hold.tid
+              + (hold.demoted ? " now runs at idle priority" : " could not be demoted"));
+        }
       }
     }
   }

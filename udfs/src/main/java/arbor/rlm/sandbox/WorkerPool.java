@@ -15,13 +15,16 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Runs REPLs isolated from this JVM, in a pool of sandbox worker processes that each host many
  * REPLs on one engine. A runaway cell (an uninterruptible built-in, memory exhaustion) costs a
- * worker, never this JVM: the worker is killed and a fresh one takes its place on the next open.
+ * worker, never this JVM: the worker is retired (see {@link #retire}) and a fresh one takes its
+ * place on the next open.
  * The pool owns its processes; {@link #close()} kills them.
  */
 public final class WorkerPool implements Sandbox {
   private final WorkerPoolConfig config;
   private final SandboxLimits limits;
   private final List<WorkerProcess> workers = new ArrayList<>();
+  /** Workers that take no new REPLs (a runaway cell computes on in them), oldest first. */
+  private final List<WorkerProcess> retired = new ArrayList<>();
   private final Semaphore slots;
   private final AtomicLong sessionIds = new AtomicLong();
   private int started;
@@ -147,17 +150,55 @@ public final class WorkerPool implements Sandbox {
       try {
         cell.get(limits.interruptGrace().toMillis() * 2 + 1_000, TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
-        kill(worker, "a cancelled cell ignored its interrupt");
+        retire(worker, "a cancelled cell ignored its interrupt");
       } catch (InterruptedException | ExecutionException e) {
         // nothing to do: the cell ended one way or another
       }
     });
   }
 
-  /** Kills a worker whose cell ran away; its other REPLs are lost too. */
+  /** How long a retired worker may go on serving its REPLs before it is stopped anyway. */
+  static final Duration DRAIN_LIMIT = Duration.ofMinutes(2);
+
+  /**
+   * Retires a worker whose cell ran away and ignored its interrupt: the worker has given that
+   * cell's thread idle priority, so it takes no new REPLs but serves the ones it has until they
+   * close; then it is stopped. Its REPLs still open after {@link #DRAIN_LIMIT}, or when more
+   * workers are retired than the pool has, are restored elsewhere when it stops. Killing it at
+   * once would make every REPL in it restore at the same moment.
+   */
+  void retire(WorkerProcess worker, String why) {
+    List<WorkerProcess> over = new ArrayList<>();
+    synchronized (this) {
+      if (!workers.remove(worker)) {
+        return; // retired or gone already
+      }
+      retired.add(worker);
+      while (retired.size() > config.workers()) {
+        over.add(retired.removeFirst());
+      }
+    }
+    over.forEach(w -> kill(w, "too many retired sandbox workers at once"));
+    Thread.ofVirtual().name("arbor-retired-worker-" + worker.index()).start(() -> drain(worker, why));
+  }
+
+  private void drain(WorkerProcess worker, String why) {
+    long deadline = System.nanoTime() + DRAIN_LIMIT.toNanos();
+    try {
+      while (worker.alive() && worker.sessions() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    kill(worker, why);
+  }
+
+  /** Kills a worker now; the REPLs still in it are restored elsewhere. */
   void kill(WorkerProcess worker, String why) {
     synchronized (this) {
       workers.remove(worker);
+      retired.remove(worker);
     }
     worker.kill(why);
     // Wait for the exit, so that the memory and CPU it held are free when the caller goes on.
@@ -198,7 +239,9 @@ public final class WorkerPool implements Sandbox {
     synchronized (this) {
       closed = true;
       toClose = new ArrayList<>(workers);
+      toClose.addAll(retired);
       workers.clear();
+      retired.clear();
     }
     toClose.forEach(WorkerProcess::close);
   }

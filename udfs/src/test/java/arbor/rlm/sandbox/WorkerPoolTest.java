@@ -60,8 +60,8 @@ class WorkerPoolTest {
   }
 
   @Test
-  void aRunawayCellCostsOnlyItsOwnReplTheOthersAreRestoredWithTheirVariables() throws Exception {
-    // One worker, so that the parent, the co-tenant and the runaway surely share the killed process.
+  void aRunawayCellCostsOnlyItsOwnReplItsWorkerServesTheOthersToTheirEndAtFullSpeed() throws Exception {
+    // One worker, so that the parent, the co-tenant and the runaway surely share it.
     CountDownLatch parentWaits = new CountDownLatch(1);
     CountDownLatch childAnswers = new CountDownLatch(1);
     AtomicInteger children = new AtomicInteger();
@@ -77,10 +77,10 @@ class WorkerPoolTest {
       return "\"completion\"";
     };
     ExecutorService cells = Executors.newVirtualThreadPerTaskExecutor();
-    try (WorkerPool pool = new WorkerPool(TestPools.config(1), TestPools.LIMITS);
-        SandboxSession cotenant = pool.open(CONTEXT, llm);
-        SandboxSession parent = pool.open(CONTEXT, parentBridge);
-        SandboxSession runaway = pool.open(CONTEXT, HostBridge.NONE)) {
+    try (WorkerPool pool = new WorkerPool(TestPools.config(1), TestPools.LIMITS)) {
+      SandboxSession cotenant = pool.open(CONTEXT, llm);
+      SandboxSession parent = pool.open(CONTEXT, parentBridge);
+      SandboxSession runaway = pool.open(CONTEXT, HostBridge.NONE);
       assertEquals(CellStatus.COMPLETED, cotenant.execute("y = 2\nz = llm_query('x')\nw = [y] * 3").status());
       Future<CellResult> parentCell = cells.submit(() -> parent.execute("before = 'kept'\nr = rlm_query('q')\nprint(before, r)"));
       assertTrue(parentWaits.await(60, TimeUnit.SECONDS));
@@ -89,30 +89,58 @@ class WorkerPoolTest {
       CellResult r = runaway.execute("sum(range(10**13))");
       assertEquals(CellStatus.KILLED, r.status());
       assertTrue(r.stderr().contains("did not stop when interrupted"), r.stderr());
-      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "worker killed");
       assertTrue(runaway.execute("print(1)").status().replGone());
+      // Retired, not killed: it takes no new REPL, and the runaway computes on idle CPU time only.
+      assertFalse(pool.workerPids().contains(pid));
+      assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the retired worker serves on");
+      assertTrue(idleThreads(pid) >= 1, "the runaway's thread runs at idle priority");
+      try (SandboxSession fresh = pool.open(CONTEXT, HostBridge.NONE)) {
+        assertEquals("2\n", fresh.execute("print(1 + 1)").stdout());
+        assertFalse(pool.workerPids().contains(pid));
+      }
 
-      // The parent's cell was waiting for its child when the worker died: it goes on, with its
-      // variables, and the child is not asked twice.
+      // The parent's cell, waiting for its child, goes on where it was; the co-tenant too: no
+      // replay, so no child or completion is asked twice.
       childAnswers.countDown();
       CellResult p = parentCell.get(120, TimeUnit.SECONDS);
       assertEquals(CellStatus.COMPLETED, p.status(), p.stderr());
       assertEquals("kept child answer\n", p.stdout());
       assertEquals(1, children.get());
-
       CellResult other = cotenant.execute("print(y, z, w)");
       assertEquals(CellStatus.COMPLETED, other.status(), other.stderr());
       assertEquals("2 completion [2, 2, 2]\n", other.stdout());
-      assertEquals(1, completions.get(), "a replayed llm_query must not be asked again");
-      assertFalse(pool.workerPids().contains(pid));
+      assertEquals(1, completions.get());
+
+      // Once its REPLs have closed, the retired worker is stopped.
+      runaway.close();
+      parent.close();
+      cotenant.close();
+      ProcessHandle old = ProcessHandle.of(pid).orElseThrow();
+      old.onExit().get(30, TimeUnit.SECONDS);
+      assertFalse(old.isAlive());
     } finally {
       cells.shutdownNow();
     }
   }
 
+  /** Threads of process {@code pid} in the idle scheduling class (SCHED_IDLE, policy 5). */
+  private static long idleThreads(long pid) throws java.io.IOException {
+    try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc", Long.toString(pid), "task"))) {
+      return tasks.filter(t -> {
+        try {
+          String stat = java.nio.file.Files.readString(t.resolve("stat"));
+          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          return fields[41 - 3].equals("5");
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      }).count();
+    }
+  }
+
   @Test
   void everyReplOfAKilledWorkerIsRestoredThoughItsReplayQueuesLongerThanACellMayRun() throws Exception {
-    // One worker with one CPU slot. When it is killed, its busy REPLs restart their running cells
+    // One worker with one CPU slot. When it dies, its busy REPLs restart their running cells
     // in the fresh worker ahead of the idle REPLs' replays, which then wait for the slot for longer
     // than any one cell may compute. A replay waiting its turn is not late; only one that
     // computes too long has diverged.
@@ -144,15 +172,14 @@ class WorkerPoolTest {
         assertEquals(CellStatus.COMPLETED, s.execute("mine = " + i).status());
         idle.add(s);
       }
-      SandboxSession runaway = pool.open(CONTEXT, HostBridge.NONE);
-      Future<CellResult> killer = threads.submit(() -> runaway.execute("sum(range(10**13))"));
-      Thread.sleep(300);
+      long pid = pool.workerPids().getFirst();
       final long n = k;
       List<Future<CellResult>> running = new java.util.ArrayList<>();
       for (SandboxSession s : busy) {
         running.add(threads.submit(() -> s.execute(busy(n) + "done = True")));
       }
-      assertEquals(CellStatus.KILLED, killer.get(60, TimeUnit.SECONDS).status());
+      Thread.sleep(500);
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
       for (int i = 0; i < idle.size(); i++) {
         CellResult r = idle.get(i).execute("print(mine)");
         assertEquals(CellStatus.COMPLETED, r.status(), "idle REPL " + i + ": " + r.stderr());
@@ -162,7 +189,6 @@ class WorkerPoolTest {
         CellResult r = running.get(i).get(300, TimeUnit.SECONDS);
         assertEquals(CellStatus.COMPLETED, r.status(), "busy REPL " + i + " of " + busy.size() + ": " + r.stderr());
       }
-      runaway.close();
     } finally {
       threads.shutdownNow();
       busy.forEach(SandboxSession::close);
