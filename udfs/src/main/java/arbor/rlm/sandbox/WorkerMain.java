@@ -160,7 +160,7 @@ public final class WorkerMain {
     try {
       // Stopped while it queued for a slot (its node was cancelled): it does not run at all, and
       // answers now, not when a slot frees up - the host gives a cancelled cell only seconds
-      // before it takes it for a runaway and kills the worker.
+      // before it takes it for a runaway and retires the worker.
       result = hold.overran() ? CellResult.stoppedBeforeRunning() : session.run(exec.code());
     } finally {
       hold.release();
