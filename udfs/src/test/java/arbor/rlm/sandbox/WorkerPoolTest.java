@@ -123,14 +123,14 @@ class WorkerPoolTest {
     }
   }
 
-  /** Threads of process {@code pid} in the idle scheduling class (SCHED_IDLE, policy 5). */
+  /** Threads of process {@code pid} at idle priority: SCHED_IDLE (policy 5), or nice 19 where chrt is absent. */
   private static long idleThreads(long pid) throws java.io.IOException {
     try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc", Long.toString(pid), "task"))) {
       return tasks.filter(t -> {
         try {
           String stat = java.nio.file.Files.readString(t.resolve("stat"));
           String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          return fields[41 - 3].equals("5");
+          return fields[41 - 3].equals("5") || fields[19 - 3].equals("19");
         } catch (java.io.IOException e) {
           return false;
         }
