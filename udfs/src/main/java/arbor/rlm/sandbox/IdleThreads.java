@@ -14,8 +14,15 @@ import java.util.concurrent.TimeUnit;
 final class IdleThreads {
   private IdleThreads() {}
 
+  /** Looked up once per thread, not once per cell: cells run on pooled threads. */
+  private static final ThreadLocal<Long> TID = ThreadLocal.withInitial(IdleThreads::lookUpTid);
+
   /** The calling thread's Linux thread id, or -1 where there is none to be had. */
   static long currentTid() {
+    return TID.get();
+  }
+
+  private static long lookUpTid() {
     try {
       Path self = Files.readSymbolicLink(Path.of("/proc/thread-self"));
       return Long.parseLong(self.getFileName().toString());
