@@ -297,7 +297,10 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
           failure = e.getMessage();
         }
       }
-      lose(why.strip() + "; it could not be restored: " + failure + ".\n");
+      if (lostBecause == null) {
+        // Not lost by a diverging replay, which says why itself: every worker tried was lost.
+        lose(why.strip() + "; it could not be restored: " + failure + ".\n");
+      }
     } finally {
       restoring.complete(ok);
     }
