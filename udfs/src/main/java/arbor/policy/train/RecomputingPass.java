@@ -46,16 +46,18 @@ final class RecomputingPass {
       NDArray x = model.embed(tokens);                               // (B, T, hidden)
       for (int i = 0; i < layers; i++) {
         try (NDManager scope = work.newSubManager()) {
+          // An op's result lives in its input's manager: with x in the layer's scope, the
+          // layer's temporaries (norms, projections, MLP activations) go when the layer is done.
+          x.attach(scope);
           NDArray[] qkv = model.queryKeyValue(i, x, cosSin);
           NDArray a = attention.forward(qkv[0], qkv[1], qkv[2]);     // (B, T, nH*D)
           NDArray next = model.afterAttention(i, x, a);              // (B, T, hidden)
           next.attach(work);
           if (keep) {
+            x.attach(work);
             a.attach(work);
             inputs[i] = x;
             attn[i] = a;
-          } else {
-            x.close();
           }
           x = next;
         }
