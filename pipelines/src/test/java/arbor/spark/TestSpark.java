@@ -15,7 +15,10 @@ public final class TestSpark {
   public static synchronized SparkSession spark() {
     if (spark == null) {
       spark = Sessions.open(new SparkSettings(SparkSettings.Mode.LOCAL, "local[2]", "arbor-pipelines-test", 2, 2,
-          WORK.resolve("spark").toString(), false, Map.of()));
+          WORK.resolve("spark").toString(), false,
+          // Interpreted expressions, as the end-to-end tests' session: no code generated and
+          // compiled per query for a few rows.
+          Map.of("spark.sql.codegen.wholeStage", "false", "spark.sql.codegen.factoryMode", "NO_CODEGEN")));
     }
     return spark;
   }

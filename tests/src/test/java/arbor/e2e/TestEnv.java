@@ -31,7 +31,12 @@ public final class TestEnv {
   public static synchronized SparkSession spark() {
     if (spark == null) {
       spark = Sessions.open(ConfigLoader.load(List.of(), List.of(
-          "spark.master=local[2,2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"))).spark());
+          "spark.master=local[2,2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"),
+          // Expressions evaluated without generated code: the same operators and results, and
+          // on these tests' few rows no Janino compile per query (measured: RefreshEndToEndTest
+          // 106 s -> 75 s on an idle 2-core machine). The jobs keep Spark's default.
+          "spark.extra.\"spark.sql.codegen.wholeStage\"=false",
+          "spark.extra.\"spark.sql.codegen.factoryMode\"=NO_CODEGEN")).spark());
     }
     return spark;
   }
