@@ -39,9 +39,9 @@ public final class MarkdownPaperReader {
       } else if (b.startsWith("**Paper ID:**")) {
         paperId = b.substring("**Paper ID:**".length()).strip();
       } else if (b.startsWith("#")) {
-        section = b.replaceFirst("^#+", "").strip();
-        // QASPER writes nested sections as "Parent ::: Child"; the innermost name is the heading.
-        if (section.contains(":::")) section = section.substring(section.lastIndexOf(":::") + 3).strip();
+        // QASPER writes nested sections as "Parent ::: Child": the whole path is kept, so a
+        // subsection's paragraphs still belong to the section they are part of.
+        section = Paper.headingPath(b.replaceFirst("^#+", ""));
       } else if (section != null && section.equalsIgnoreCase("abstract")) {
         abstractText.append(abstractText.isEmpty() ? "" : " ").append(b);
       } else if (title != null) {

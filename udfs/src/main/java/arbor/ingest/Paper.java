@@ -8,7 +8,9 @@ import java.util.List;
  * @param cleanParagraphs the body paragraphs as clean text: the ground truth evidence is cut
  *     from these, never from {@code noisyText}
  * @param sections the heading each clean paragraph sits under, one per paragraph ({@code ""}
- *     where the source has no headings); what structure-based questions are built from
+ *     where the source has no headings); a nested section is its path from the outermost
+ *     heading, joined by {@link #NESTED} ("Experiments ::: Datasets"); what structure-based
+ *     questions are built from
  * @param noisyText what the policy sees: PDF-extracted text, or simulated PDF noise
  * @param noisySource {@code pdf} when {@code noisyText} came from a real PDF, else
  *     {@code simulated}
@@ -30,6 +32,14 @@ public record Paper(
 
   public static final String NOISY_PDF = "pdf";
   public static final String NOISY_SIMULATED = "simulated";
+  /** Between the headings of a nested section's path, as QASPER writes them. */
+  public static final String NESTED = " ::: ";
+
+  /** A section name as a source writes it, its nesting marks normalised to {@link #NESTED}. */
+  public static String headingPath(String name) {
+    return java.util.Arrays.stream(name.split(":::")).map(String::strip).filter(h -> !h.isEmpty())
+        .collect(java.util.stream.Collectors.joining(NESTED));
+  }
 
   public Paper {
     if (sections.size() != cleanParagraphs.size()) {

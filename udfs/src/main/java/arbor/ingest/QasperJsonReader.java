@@ -63,9 +63,8 @@ public final class QasperJsonReader {
     List<String> paragraphs = new ArrayList<>();
     List<String> sections = new ArrayList<>();
     for (JsonNode section : paper.path("full_text")) {
-      // QASPER names nested sections "Parent ::: Child"; the innermost name is the heading.
-      String[] names = section.path("section_name").asText("").split(":::");
-      String heading = names[names.length - 1].strip();
+      // QASPER names nested sections "Parent ::: Child"; the whole path is the heading.
+      String heading = Paper.headingPath(section.path("section_name").asText(""));
       for (JsonNode p : section.path("paragraphs")) {
         if (!p.asText("").isBlank()) {
           paragraphs.add(p.asText().strip());

@@ -61,9 +61,23 @@ public enum SectionRole {
     this.across = across;
   }
 
-  /** The role of a section by its heading; empty for headings no role claims (and for none). */
+  /**
+   * The role of a section by its heading; empty for headings no role claims (and for none). A
+   * nested heading ("Experiments ::: Datasets ::: SQuAD") takes the role of its innermost part
+   * that has one: "SQuAD" is part of the data section, "Experimental Setup ::: Datasets" is data
+   * rather than setup.
+   */
   public static Optional<SectionRole> of(String heading) {
-    String h = heading == null ? "" : heading.toLowerCase(Locale.ROOT).replaceAll("^[\\d.\\s]+", "").strip();
+    String[] path = (heading == null ? "" : heading).split(":::");
+    for (int i = path.length - 1; i >= 0; i--) {
+      Optional<SectionRole> role = ofOne(path[i]);
+      if (role.isPresent()) return role;
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<SectionRole> ofOne(String heading) {
+    String h = heading.toLowerCase(Locale.ROOT).replaceAll("^[\\d.\\s]+", "").strip();
     if (h.isEmpty()) return Optional.empty();
     for (SectionRole role : values()) if (role.heading.matcher(h).matches()) return Optional.of(role);
     return Optional.empty();

@@ -40,7 +40,7 @@ class TextReadersTest {
     assertEquals("A Markdown Paper", p.title());
     assertEquals("The abstract.", p.abstractText());
     assertEquals(List.of("First paragraph.", "Second paragraph."), p.cleanParagraphs());
-    assertEquals(List.of("Introduction", "Datasets"), p.sections(), "headings are kept beside the paragraphs, innermost name");
+    assertEquals(List.of("Introduction", "Experiments ::: Datasets"), p.sections(), "headings are kept beside the paragraphs, nested ones as their path");
     assertEquals(Paper.NOISY_SIMULATED, p.noisySource());
   }
 
@@ -92,7 +92,7 @@ class TextReadersTest {
             {"question": "Unanswerable?", "question_id": "q2", "answers": [{"answer": {"unanswerable": true, "evidence": []}}]}]}}
         """));
     assertEquals(List.of("P one.", "P two."), parsed.papers().get(0).cleanParagraphs());
-    assertEquals(List.of("Intro", "Datasets"), parsed.papers().get(0).sections(), "the innermost section name");
+    assertEquals(List.of("Intro", "Experiments ::: Datasets"), parsed.papers().get(0).sections(), "the section's path");
     SourceQuestion q1 = parsed.questions().get(0);
     assertEquals(List.of(List.of("P one."), List.of("P one.", "P two.")), q1.evidence());
     assertTrue(q1.answerable());

@@ -96,6 +96,44 @@ class OfflineGeneratorTest {
     assertTrue(generator.generate(Groups.group(Groups.paper("p", "P", "Some text.", "More text.")), 3).queries().isEmpty());
   }
 
+  /**
+   * QASPER nests sections ("Datasets ::: SQuAD"). When ingest kept only the innermost name, the
+   * subsection's paragraphs matched no role and a question about the data section lost them
+   * from its evidence.
+   */
+  @Test
+  void theSubsectionsOfASectionAreEvidenceOfItsQuestion() {
+    arbor.ingest.TextPapers papers = new arbor.ingest.TextPapers(new arbor.ingest.PdfNoise(arbor.ingest.TestSettings.noise()), 0.0);
+    arbor.ingest.Paper p = new arbor.ingest.MarkdownPaperReader(papers).read("n", "mem:n.txt", """
+        # Reading Comprehension with Nested Sections
+
+        ## Introduction
+
+        Machines that read are useful.
+
+        ## Datasets
+
+        We evaluate on two collections.
+
+        ## Datasets ::: SQuAD
+
+        SQuAD has 100,000 questions on Wikipedia articles.
+
+        ## Experimental Setup ::: Training Data
+
+        Models train on the union of both.
+
+        ## Experimental Setup ::: Optimiser
+
+        Adam with a learning rate of 3e-5.
+        """.getBytes(java.nio.charset.StandardCharsets.UTF_8)).papers().get(0);
+    GroupContext group = Groups.group(new GroupContext.Member("n", p.title(), p.abstractText(), p.cleanParagraphs(), p.sections(),
+        String.join("\n", p.cleanParagraphs()), 0.0, List.of()));
+    var roles = OfflineGenerator.sections(group);
+    assertEquals(List.of(1, 2, 3), roles.get(SectionRole.DATA).get("n"), "the data section with its subsections: " + p.sections());
+    assertEquals(List.of(4), roles.get(SectionRole.SETUP).get("n"), "the setup subsection that is not about data");
+  }
+
   @Test
   void headingsFindTheirRoles() {
     assertEquals(SectionRole.DATA, SectionRole.of("4.1 Datasets").orElseThrow());
@@ -105,6 +143,9 @@ class OfflineGeneratorTest {
     assertEquals(SectionRole.LIMITATIONS, SectionRole.of("Limitations").orElseThrow());
     assertEquals(SectionRole.ERRORS, SectionRole.of("Error Analysis").orElseThrow());
     assertTrue(SectionRole.of("Model").isEmpty());
+    assertEquals(SectionRole.DATA, SectionRole.of("Datasets ::: SQuAD").orElseThrow(), "a subsection without a role of its own");
+    assertEquals(SectionRole.DATA, SectionRole.of("Experimental Setup ::: Datasets").orElseThrow(), "the innermost role");
+    assertEquals(SectionRole.SETUP, SectionRole.of("Experimental Setup ::: Model").orElseThrow());
     assertTrue(SectionRole.of("").isEmpty());
     for (SectionRole r : SectionRole.values()) {
       String q = r.aboutOne("T").toLowerCase(Locale.ROOT) + " " + r.across("S").toLowerCase(Locale.ROOT);
