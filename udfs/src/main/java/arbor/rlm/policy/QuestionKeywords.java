@@ -4,14 +4,35 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
 /**
  * Search keywords for a question, the way the strategy prompt asks for them: the content words and
- * adjacent pairs of them (the phrases a paper would use), with singular/plural variants.
+ * adjacent pairs of them (the phrases a paper would use), with singular/plural variants. A question
+ * that describes a part of a paper in other words ("the collections of examples they learn from")
+ * first gets the words papers title that part with ("data", "dataset", "corpus"): what a reader
+ * who knows how papers are laid out would search for.
  */
 public final class QuestionKeywords {
+  /** Descriptions of a part of a paper, and the words its heading would use. */
+  private static final List<Map.Entry<List<String>, List<String>>> SECTION_CUES = List.of(
+      Map.entry(List.of("collections of examples", "learn from or test on", "how were they gathered"),
+          List.of("dataset", "data", "corpus")),
+      Map.entry(List.of("competing systems", "measure its own", "measure their own"), List.of("baseline", "comparison")),
+      Map.entry(List.of("yardstick", "score the quality"), List.of("metric", "evaluation")),
+      Map.entry(List.of("closing remarks", "in closing"), List.of("conclusion", "summary")),
+      Map.entry(List.of("go wrong", "individual outputs", "single outputs"), List.of("error analysis", "errors")),
+      Map.entry(List.of("taken away one at a time", "parts of the system are taken away"), List.of("ablation")),
+      Map.entry(List.of("people rate", "their ratings"), List.of("human evaluation", "annotators")),
+      Map.entry(List.of("configured and run"), List.of("implementation", "setup", "hyperparameters")),
+      Map.entry(List.of("cleaned up", "prepared before modelling"), List.of("preprocessing", "tokenization")),
+      Map.entry(List.of("unsolved", "plan to do next"), List.of("limitations", "future work")),
+      Map.entry(List.of("earlier lines of research", "set itself apart"), List.of("related work", "previous work")),
+      Map.entry(List.of("put to work", "concrete problem"), List.of("example", "illustration", "usage")),
+      Map.entry(List.of("set out to address", "why does it matter", "why it matters"), List.of("introduction", "motivation")));
+
   private static final Set<String> STOP = Set.copyOf(java.util.Arrays.asList(
       "a", "about", "above", "across", "after", "all", "also", "among", "an", "and", "any", "are",
       "as", "at", "based", "be", "been", "being", "between", "both", "but", "by", "can", "could",
@@ -54,7 +75,8 @@ public final class QuestionKeywords {
     // Longer words are rarer and say more; ties are broken by the seed.
     java.util.Collections.shuffle(singles, new Random(seed));
     singles.sort((x, y) -> Integer.compare(y.length(), x.length()));
-    Set<String> out = new LinkedHashSet<>(phrases);
+    Set<String> out = new LinkedHashSet<>(sectionCues(question));
+    out.addAll(phrases);
     out.addAll(singles);
     for (String w : singles) {
       String variant = w.endsWith("ies") ? w.substring(0, w.length() - 3) + "y"
@@ -65,5 +87,15 @@ public final class QuestionKeywords {
       }
     }
     return List.copyOf(out);
+  }
+
+  /** The heading words of the part of a paper the question describes, if it describes one. */
+  static List<String> sectionCues(String question) {
+    String q = question.toLowerCase(Locale.ROOT);
+    List<String> out = new ArrayList<>();
+    for (var cue : SECTION_CUES) {
+      if (cue.getKey().stream().anyMatch(q::contains)) out.addAll(cue.getValue());
+    }
+    return out;
   }
 }

@@ -115,6 +115,23 @@ class ExpertPolicyTest {
     }
   }
 
+  /**
+   * The dataset's structure questions describe a part of a paper without its heading's words; the
+   * expert searches for the words such a heading uses. Without them it found none of the demo's
+   * sft evidence (span F1 0 on every tree) and the demo's cold start had nothing to learn from.
+   */
+  @Test
+  void aQuestionThatDescribesAPartOfAPaperSearchesTheWordsItsHeadingWouldUse() {
+    for (arbor.synthesis.SectionRole role : arbor.synthesis.SectionRole.values()) {
+      for (String question : List.of(role.aboutOne("Reading Graphs"), role.across("Reading Graphs"))) {
+        List<String> kws = QuestionKeywords.of(question, 3);
+        assertTrue(kws.stream().anyMatch(k -> arbor.synthesis.SectionRole.of(k).equals(java.util.Optional.of(role))),
+            role + ": no keyword names its heading in " + kws + " for: " + question);
+      }
+    }
+    assertTrue(QuestionKeywords.sectionCues("Which datasets are used for training the dependency parser?").isEmpty());
+  }
+
   @Test
   void keywordsArePhrasesThenWordsThenVariants() {
     List<String> kws = QuestionKeywords.of("Which datasets are used for training the dependency parser?", 1);
