@@ -182,9 +182,24 @@ public final class ExpertPolicy implements Policy {
               span = extract_section(paragraphs[i], " ".join(words[:5]), " ".join(words[-4:]))
               if span and span not in evidence:
                   evidence.append(span)
+          # A question about a part of the paper: the first sentence under that part's heading
+          # (a short title line, numbered or capitalised; the last one, past a table of contents).
+          cues = %s
+          heading = None
+          for m in re.finditer(r"(?m)^[ \\t]*([0-9]+(?:\\.[0-9]+)*\\.?[ \\t]+)?([A-Z][^\\n]{2,50})$", context):
+              title = m.group(2).strip()
+              titled = m.group(1) or len(title.split()) <= 6
+              if titled and not title.endswith((".", ",", ";", ":")) and any(c in title.lower() for c in cues):
+                  heading = m
+          if heading:
+              start = heading.end() + 1
+              stop = context.find(". ", start)
+              span = context[start:min(len(context) if stop < 0 else stop + 1, start + 600)].strip()
+              if len(span) >= 20 and span not in evidence:
+                  evidence.insert(0, span)
           print(evidence)
           ```""".formatted(settings.abstractChars(), String.format(Locale.ROOT, "%.2f", choices.keep()),
-              choices.maxSpans());
+              choices.maxSpans(), lit(QuestionKeywords.sectionCues(question)));
       case 2 -> "These spans answer the question.\nFINAL_VAR(evidence)";
       default -> null;
     };

@@ -91,6 +91,37 @@ class ExpertPolicyTest {
     }
   }
 
+  /**
+   * A structure question names no word of its evidence; the expert finds the section by its
+   * heading (PDF text: a numbered title line inside a block) and cuts the sentence under it.
+   */
+  @Test
+  void aQuestionAboutAPartOfThePaperIsAnsweredFromUnderThatPartsHeading() throws Exception {
+    String tsp = """
+        TSP - Infrastructure for the Traveling Salesperson Problem
+        Abstract
+        The traveling salesperson problem is a well known optimization problem.
+        4. Examples
+        We solve a tour through 312 cities of the USA and Canada with the nearest neighbour heuristic,
+        then improve it with two-opt moves.
+        5. Conclusion
+        In this paper we presented the R extension package TSP which implements an infrastructure
+        to handle and solve TSPs. Together with a simple interface it allows easy usage.
+        """;
+    Map<String, String> papers = new LinkedHashMap<>();
+    papers.put("tsp", tsp);
+    papers.put("bio", BIOLOGY);
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      TreeRunner.TreeResult tree = expert(sandbox, Prompts.Strategy.FULL).run("c",
+          arbor.synthesis.SectionRole.CONCLUSIONS.aboutOne("TSP - Infrastructure for the Traveling Salesperson Problem"),
+          new RlmContext.Papers(papers));
+      assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
+      List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
+      assertTrue(spans.stream().anyMatch(s -> s.startsWith("In this paper we presented the R extension package TSP")), spans.toString());
+      for (String s : spans) assertTrue(tsp.contains(s), "not verbatim: " + s);
+    }
+  }
+
   /** Every response of every node of a tree, in path order: what the policy wrote. */
   static List<String> code(TreeRunner.TreeResult tree) {
     return tree.nodes().stream().flatMap(n -> n.turns().stream().map(t -> n.nodeId().replaceFirst("^[^:]*:", "")
