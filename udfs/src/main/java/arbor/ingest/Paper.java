@@ -1,6 +1,8 @@
 package arbor.ingest;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * One paper as a reader produced it, before the stage stamps {@code ingested_at}.
@@ -32,13 +34,15 @@ public record Paper(
 
   public static final String NOISY_PDF = "pdf";
   public static final String NOISY_SIMULATED = "simulated";
-  /** Between the headings of a nested section's path, as QASPER writes them. */
-  public static final String NESTED = " ::: ";
+  /** What separates the headings of a nested section's path, as QASPER writes them. */
+  public static final String NESTING_MARK = ":::";
+  /** The separator of a stored path: the mark with a space either side. */
+  public static final String NESTED = " " + NESTING_MARK + " ";
 
   /** A section name as a source writes it, its nesting marks normalised to {@link #NESTED}. */
   public static String headingPath(String name) {
-    return java.util.Arrays.stream(name.split(":::")).map(String::strip).filter(h -> !h.isEmpty())
-        .collect(java.util.stream.Collectors.joining(NESTED));
+    return Arrays.stream(name.split(NESTING_MARK)).map(String::strip).filter(h -> !h.isEmpty())
+        .collect(Collectors.joining(NESTED));
   }
 
   public Paper {

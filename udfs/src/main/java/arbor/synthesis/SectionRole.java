@@ -1,5 +1,6 @@
 package arbor.synthesis;
 
+import arbor.ingest.Paper;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -68,7 +69,7 @@ public enum SectionRole {
    * rather than setup.
    */
   public static Optional<SectionRole> of(String heading) {
-    String[] path = (heading == null ? "" : heading).split(":::");
+    String[] path = (heading == null ? "" : heading).split(Paper.NESTING_MARK);
     for (int i = path.length - 1; i >= 0; i--) {
       Optional<SectionRole> role = ofOne(path[i]);
       if (role.isPresent()) return role;

@@ -47,13 +47,14 @@ public final class ExpertPolicy implements Policy {
   public Generation generate(PolicyCall call) throws PolicyException {
     String question = questionOf(call.prompt());
     long seed = settings.seed() ^ call.seed();
-    List<String> keywords = QuestionKeywords.of(question, seed);
+    List<String> cues = QuestionKeywords.sectionCues(question);
+    List<String> keywords = QuestionKeywords.of(question, cues, seed);
     if (keywords.isEmpty()) {
       keywords = List.of(question.strip());
     }
     Choices choices = Choices.draw(settings, new SplittableRandom(seed));
     String text = call.multiPaper() ? root(call.turn(), question, keywords, choices)
-        : reader(call.turn(), question, keywords, choices);
+        : reader(call.turn(), question, keywords, cues, choices);
     if (text == null) {
       throw new PolicyException("the expert has no turn " + call.turn() + " (it submits by turn 2)");
     }
@@ -123,7 +124,8 @@ public final class ExpertPolicy implements Policy {
     };
   }
 
-  private String reader(int turn, String question, List<String> keywords, Choices choices) {
+  private String reader(int turn, String question, List<String> keywords, List<String> cues,
+      Choices choices) {
     return switch (turn) {
       case 0 -> """
           I search the paper for the question's words and their variants.
@@ -182,27 +184,37 @@ public final class ExpertPolicy implements Policy {
               span = extract_section(paragraphs[i], " ".join(words[:5]), " ".join(words[-4:]))
               if span and span not in evidence:
                   evidence.append(span)
-          # A question about a part of the paper: the first sentence under that part's heading
-          # (a short title line, numbered or capitalised; the last one, past a table of contents).
-          cues = %s
-          heading = None
-          for m in re.finditer(r"(?m)^[ \\t]*([0-9]+(?:\\.[0-9]+)*\\.?[ \\t]+)?([A-Z][^\\n]{2,50})$", context):
-              title = m.group(2).strip()
-              titled = m.group(1) or len(title.split()) <= 6
-              if titled and not title.endswith((".", ",", ";", ":")) and any(c in title.lower() for c in cues):
-                  heading = m
-          if heading:
-              start = heading.end() + 1
-              stop = context.find(". ", start)
-              span = context[start:min(len(context) if stop < 0 else stop + 1, start + 600)].strip()
-              if len(span) >= 20 and span not in evidence:
-                  evidence.insert(0, span)
-          print(evidence)
-          ```""".formatted(settings.abstractChars(), String.format(Locale.ROOT, "%.2f", choices.keep()),
-              choices.maxSpans(), lit(QuestionKeywords.sectionCues(question)));
+          """.formatted(settings.abstractChars(), String.format(Locale.ROOT, "%.2f", choices.keep()),
+              choices.maxSpans()) + underHeading(cues) + "print(evidence)\n```";
       case 2 -> "These spans answer the question.\nFINAL_VAR(evidence)";
       default -> null;
     };
+  }
+
+  /**
+   * For a question about a part of the paper (its heading words {@code cues}), code that puts the
+   * first sentence under the last title line carrying one of them (numbered, or short and
+   * capitalised; the last, past a table of contents) first among the evidence. None otherwise.
+   */
+  private static String underHeading(List<String> cues) {
+    if (cues.isEmpty()) {
+      return "";
+    }
+    return """
+        cues = %s
+        heading = None
+        for m in re.finditer(r"(?m)^[ \\t]*([0-9]+(?:\\.[0-9]+)*\\.?[ \\t]+)?([A-Z][^\\n]{2,50})$", context):
+            title = m.group(2).strip()
+            titled = m.group(1) or len(title.split()) <= 6
+            if titled and not title.endswith((".", ",", ";", ":")) and any(c in title.lower() for c in cues):
+                heading = m
+        if heading:
+            start = heading.end() + 1
+            stop = context.find(". ", start)
+            span = context[start:min(len(context) if stop < 0 else stop + 1, start + 600)].strip()
+            if len(span) >= 20 and span not in evidence:
+                evidence.insert(0, span)
+        """.formatted(lit(cues));
   }
 
   private static String lit(Object value) {

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
@@ -16,22 +15,24 @@ import java.util.Set;
  * who knows how papers are laid out would search for.
  */
 public final class QuestionKeywords {
-  /** Descriptions of a part of a paper, and the words its heading would use. */
-  private static final List<Map.Entry<List<String>, List<String>>> SECTION_CUES = List.of(
-      Map.entry(List.of("collections of examples", "learn from or test on", "how were they gathered"),
+  /** Ways a question describes a part of a paper, and the words that part's heading would use. */
+  private record Cue(List<String> descriptions, List<String> headingWords) {}
+
+  private static final List<Cue> SECTION_CUES = List.of(
+      new Cue(List.of("collections of examples", "learn from or test on", "how were they gathered"),
           List.of("dataset", "data", "corpus")),
-      Map.entry(List.of("competing systems", "measure its own", "measure their own"), List.of("baseline", "comparison")),
-      Map.entry(List.of("yardstick", "score the quality"), List.of("metric", "evaluation")),
-      Map.entry(List.of("closing remarks", "in closing"), List.of("conclusion", "summary")),
-      Map.entry(List.of("go wrong", "individual outputs", "single outputs"), List.of("error analysis", "errors")),
-      Map.entry(List.of("taken away one at a time", "parts of the system are taken away"), List.of("ablation")),
-      Map.entry(List.of("people rate", "their ratings"), List.of("human evaluation", "annotators")),
-      Map.entry(List.of("configured and run"), List.of("implementation", "setup", "hyperparameters")),
-      Map.entry(List.of("cleaned up", "prepared before modelling"), List.of("preprocessing", "tokenization")),
-      Map.entry(List.of("unsolved", "plan to do next"), List.of("limitations", "future work")),
-      Map.entry(List.of("earlier lines of research", "set itself apart"), List.of("related work", "previous work")),
-      Map.entry(List.of("put to work", "concrete problem"), List.of("example", "illustration", "usage")),
-      Map.entry(List.of("set out to address", "why does it matter", "why it matters"), List.of("introduction", "motivation")));
+      new Cue(List.of("competing systems", "measure its own", "measure their own"), List.of("baseline", "comparison")),
+      new Cue(List.of("yardstick", "score the quality"), List.of("metric", "evaluation")),
+      new Cue(List.of("closing remarks", "in closing"), List.of("conclusion", "summary")),
+      new Cue(List.of("go wrong", "individual outputs", "single outputs"), List.of("error analysis", "errors")),
+      new Cue(List.of("taken away one at a time", "parts of the system are taken away"), List.of("ablation")),
+      new Cue(List.of("people rate", "their ratings"), List.of("human evaluation", "annotators")),
+      new Cue(List.of("configured and run"), List.of("implementation", "setup", "hyperparameters")),
+      new Cue(List.of("cleaned up", "prepared before modelling"), List.of("preprocessing", "tokenization")),
+      new Cue(List.of("unsolved", "plan to do next"), List.of("limitations", "future work")),
+      new Cue(List.of("earlier lines of research", "set itself apart"), List.of("related work", "previous work")),
+      new Cue(List.of("put to work", "concrete problem"), List.of("example", "illustration", "usage")),
+      new Cue(List.of("set out to address", "why does it matter", "why it matters"), List.of("introduction", "motivation")));
 
   private static final Set<String> STOP = Set.copyOf(java.util.Arrays.asList(
       "a", "about", "above", "across", "after", "all", "also", "among", "an", "and", "any", "are",
@@ -54,6 +55,11 @@ public final class QuestionKeywords {
    * that samples of one question differ while each stays reproducible.
    */
   public static List<String> of(String question, long seed) {
+    return of(question, sectionCues(question), seed);
+  }
+
+  /** {@link #of(String, long)} for a question whose {@link #sectionCues} are already known. */
+  static List<String> of(String question, List<String> cues, long seed) {
     List<String> words = new ArrayList<>();
     List<String> tokens = new ArrayList<>();
     for (String raw : question.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}-]+")) {
@@ -75,7 +81,7 @@ public final class QuestionKeywords {
     // Longer words are rarer and say more; ties are broken by the seed.
     java.util.Collections.shuffle(singles, new Random(seed));
     singles.sort((x, y) -> Integer.compare(y.length(), x.length()));
-    Set<String> out = new LinkedHashSet<>(sectionCues(question));
+    Set<String> out = new LinkedHashSet<>(cues);
     out.addAll(phrases);
     out.addAll(singles);
     for (String w : singles) {
@@ -93,8 +99,8 @@ public final class QuestionKeywords {
   static List<String> sectionCues(String question) {
     String q = question.toLowerCase(Locale.ROOT);
     List<String> out = new ArrayList<>();
-    for (var cue : SECTION_CUES) {
-      if (cue.getKey().stream().anyMatch(q::contains)) out.addAll(cue.getValue());
+    for (Cue cue : SECTION_CUES) {
+      if (cue.descriptions().stream().anyMatch(q::contains)) out.addAll(cue.headingWords());
     }
     return out;
   }
