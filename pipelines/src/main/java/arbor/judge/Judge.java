@@ -42,6 +42,9 @@ public final class Judge {
     Dataset<Row> input = perQuery.join(references, perQuery.col(Cols.QUERY_ID).equalTo(references.col(Cols.QUERY_ID)), "left")
         .select(perQuery.col(Cols.QUERY_ID), col(JudgeRoots.QUESTION), col(JudgeRoots.EVIDENCE), col(JudgeRoots.PAPERS),
             col(JudgeRoots.ROOTS));
-    return input.mapPartitions(new JudgeRoots(spec), Encoders.row(Rewards.SCHEMA));
+    // One task per executor core: left to adaptive execution, a step's few hundred small rows are
+    // coalesced into one task, and every root is judged on one core of one executor.
+    int tasks = nodes.sparkSession().sparkContext().defaultParallelism();
+    return input.repartition(tasks).mapPartitions(new JudgeRoots(spec), Encoders.row(Rewards.SCHEMA));
   }
 }

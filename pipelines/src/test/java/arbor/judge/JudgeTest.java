@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -43,6 +44,56 @@ class JudgeTest {
 
   static String answer(String... spans) throws Exception {
     return JSON.writeValueAsString(List.of(spans));
+  }
+
+  /** Requests of the root being judged in flight at the loopback rubric endpoint, and their most at once. */
+  static final AtomicInteger IN_FLIGHT = new AtomicInteger();
+  static final AtomicInteger MOST_IN_FLIGHT = new AtomicInteger();
+
+  /**
+   * A loopback endpoint speaking the chat-completions API whose reply depends on the question:
+   * "errors" gets HTTP 500, "slow" answers after 8 s, "garbage" is not JSON, "busy..." takes
+   * 300 ms and is counted in flight; any other question gets precision 6, recall 10.
+   */
+  static HttpServer rubricServer() throws java.io.IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    server.createContext("/v1/chat/completions", exchange -> {
+      String user = JSON.readTree(exchange.getRequestBody().readAllBytes()).path("messages").get(1).path("content").asText();
+      String question = user.lines().skip(1).findFirst().orElse("");
+      int status = question.equals("errors") ? 500 : 200;
+      String content = switch (question) {
+        case "garbage" -> "PRECISION: high, RECALL: low";
+        default -> "{\"precision\": 6, \"recall\": 10, \"reasoning\": \"covers it, with padding\"}";
+      };
+      boolean busy = question.startsWith("busy");
+      if (busy) MOST_IN_FLIGHT.accumulateAndGet(IN_FLIGHT.incrementAndGet(), Math::max);
+      if (question.equals("slow") || busy) {
+        try {
+          Thread.sleep(busy ? 300 : 8000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        if (busy) IN_FLIGHT.decrementAndGet();
+      }
+      byte[] body = (status == 500 ? "{\"error\": {\"message\": \"judge down\", \"type\": \"server_error\"}}"
+          : JSON.writeValueAsString(Map.of("id", "c1", "object", "chat.completion", "created", 0, "model", "judge",
+              "choices", List.of(Map.of("index", 0, "finish_reason", "stop", "message", Map.of("role", "assistant", "content", content))))))
+          .getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      try {
+        exchange.sendResponseHeaders(status, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+          out.write(body);
+        }
+      } catch (java.io.IOException e) {
+        // The judge gave up waiting: nothing to answer.
+      } finally {
+        exchange.close();
+      }
+    });
+    server.start();
+    return server;
   }
 
   @Test
@@ -82,40 +133,7 @@ class JudgeTest {
 
   @Test
   void aRubricEndpointThatErrorsTimesOutOrAnswersGarbageNeverFailsTheStepAndTheRowsSaySo() throws Exception {
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    server.createContext("/v1/chat/completions", exchange -> {
-      String user = JSON.readTree(exchange.getRequestBody().readAllBytes()).path("messages").get(1).path("content").asText();
-      String question = user.lines().skip(1).findFirst().orElse("");
-      int status = question.equals("errors") ? 500 : 200;
-      String content = switch (question) {
-        case "garbage" -> "PRECISION: high, RECALL: low";
-        default -> "{\"precision\": 6, \"recall\": 10, \"reasoning\": \"covers it, with padding\"}";
-      };
-      if (question.equals("slow")) {
-        try {
-          Thread.sleep(8000);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      byte[] body = (status == 500 ? "{\"error\": {\"message\": \"judge down\", \"type\": \"server_error\"}}"
-          : JSON.writeValueAsString(Map.of("id", "c1", "object", "chat.completion", "created", 0, "model", "judge",
-              "choices", List.of(Map.of("index", 0, "finish_reason", "stop", "message", Map.of("role", "assistant", "content", content))))))
-          .getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      try {
-        exchange.sendResponseHeaders(status, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-          out.write(body);
-        }
-      } catch (java.io.IOException e) {
-        // The judge gave up waiting: nothing to answer.
-      } finally {
-        exchange.close();
-      }
-    });
-    server.start();
+    HttpServer server = rubricServer();
     try {
       RubricSettings rubric = new RubricSettings("http://127.0.0.1:" + server.getAddress().getPort() + "/v1", "judge", "",
           0.0, 128, 3, 2, 20, ResponseFormat.JSON_SCHEMA, "../conf/judge/rubric.md", 4000);
@@ -143,6 +161,35 @@ class JudgeTest {
         // The span metrics need no judge: they are there even when the judge failed.
         assertEquals(1.0, row.<Double>getAs(Rewards.SPAN_F1), 1e-9, q);
       });
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void endpointCallsInFlightNeverExceedTheJudgesConcurrencyAcrossTheTasksOfAnExecutor() throws Exception {
+    HttpServer server = rubricServer();
+    try {
+      RubricSettings rubric = new RubricSettings("http://127.0.0.1:" + server.getAddress().getPort() + "/v1", "judge", "",
+          0.0, 128, 10, 1, 20, ResponseFormat.JSON_SCHEMA, "../conf/judge/rubric.md", 4000);
+      Trees t = new Trees("run", 1, 1);
+      List<String[]> queries = new java.util.ArrayList<>();
+      for (int q = 0; q < 8; q++) {
+        queries.add(new String[] {"busy" + q, "busy" + q, EVIDENCE});
+        for (int sample = 0; sample < 2; sample++) t.root("busy" + q, sample, "final", "djl", answer(EVIDENCE));
+      }
+      Dataset<Row> references = References.of(PapersForTests.queries(SPARK, queries), PapersForTests.groups(SPARK),
+          PapersForTests.papers(SPARK));
+      MOST_IN_FLIGHT.set(0);
+      // judge.concurrency = 2 (settings()); the stage's queries fall into both of local[2]'s
+      // tasks, each of which would start all its roots' calls at once without the shared bound.
+      Dataset<Row> rewards = new Judge(JudgeSpec.resolve(settings(JudgeSettings.Kind.RUBRIC, rubric), Map.of()))
+          .transform(t.nodes(SPARK), references);
+      assertTrue(rewards.rdd().getNumPartitions() > 1, "the judge ran in one task: the bound across tasks is untested");
+      Map<String, Row> r = byNode(rewards);
+      assertEquals(16, r.size());
+      for (Row row : r.values()) assertEquals(Rewards.OK, row.getAs(Rewards.STATUS), String.valueOf(row));
+      assertEquals(2, MOST_IN_FLIGHT.get(), "calls in flight at once");
     } finally {
       server.stop(0);
     }

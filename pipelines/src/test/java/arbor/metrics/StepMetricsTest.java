@@ -2,6 +2,7 @@ package arbor.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.advantages.Advantages;
 import arbor.advantages.Trees;
@@ -13,6 +14,7 @@ import arbor.judge.PapersForTests;
 import arbor.judge.References;
 import arbor.spark.TestSpark;
 import arbor.tables.Metrics;
+import arbor.tables.RolloutNodes;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,6 +29,8 @@ import org.junit.jupiter.api.Test;
 /** A step's metrics from hand-built trees judged by the embedded judge, written to Delta. */
 class StepMetricsTest {
   static final SparkSession SPARK = TestSpark.spark();
+  static final int NODE_ROOT_ID = RolloutNodes.SCHEMA.fieldIndex(arbor.tables.Cols.ROOT_ID);
+  static final int NODE_GEN_TOKENS = RolloutNodes.SCHEMA.fieldIndex(RolloutNodes.GEN_TOKENS);
 
   @Test
   void aStepsFiguresCoverRewardsTreeShapeChildrenStatusesAndFlatGroups() throws Exception {
@@ -83,6 +87,27 @@ class StepMetricsTest {
     assertEquals(1.0, m.get("rollouts.child_span_f1"), 1e-9);
     // Root latency is 1000 ms in these trees.
     assertEquals(1000.0, m.get("rollouts.latency_ms_mean"));
+    assertEquals(1000.0, m.get("rollouts.latency_ms_max"));
+    // Tokens: the trees' generated tokens summed per tree here, in plain Java, then averaged.
+    Map<String, Long> perTree = new HashMap<>();
+    long allTokens = 0;
+    for (Row n : t.nodes) {
+      // Hand-built rows carry no schema: root_id and gen_tokens by position.
+      perTree.merge(n.getString(NODE_ROOT_ID), n.getLong(NODE_GEN_TOKENS), Long::sum);
+      allTokens += n.getLong(NODE_GEN_TOKENS);
+    }
+    assertEquals((double) allTokens / 5, m.get("rollouts.tokens_per_tree"), 1e-12);
+    assertEquals((double) allTokens / 8, m.get("rollouts.tokens_per_node"), 1e-12);
+    assertTrue(perTree.values().stream().distinct().count() > 1, "the trees differ in tokens: " + perTree);
+    // Span metrics of the four judged roots (the lost one has none): q1/s0 copied the evidence
+    // (1, 1, 1); q1/s1 answered another paper's paragraph and q2's roots nothing (0, 0, 0).
+    assertEquals(0.25, m.get("judge.span_precision"), 1e-9);
+    assertEquals(0.25, m.get("judge.span_recall"), 1e-9);
+    assertEquals(0.25, m.get("judge.span_f1"), 1e-9);
+    // The embedded judge's precision and recall of the same roots on the rubric's 1-10 scale:
+    // (10 + 1 + 1 + 1) / 4.
+    assertEquals(3.25, m.get("judge.precision_mean"), 1e-9);
+    assertEquals(3.25, m.get("judge.recall_mean"), 1e-9);
     // Groups: q1 (1.0 vs 0.0) and q2 (0.0, 0.0 scored, the lost root left out): half are flat.
     assertEquals(2.0, m.get("advantages.groups"));
     assertEquals(0.5, m.get("advantages.flat_group_share"), 1e-12);
