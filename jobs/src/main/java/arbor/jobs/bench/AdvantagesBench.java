@@ -40,12 +40,11 @@ import org.apache.spark.sql.types.DataTypes;
  * Java loop (generating them in arrays) build the same ones: tree {@code r} is sample
  * {@code r % 8} of query {@code r / 8}; it has {@code (7r + 3) % 5} children; child {@code i} has
  * {@code (3r + 5i + 1) % 4}; grandchild {@code j} has 2 children when {@code (r + i + j) % 7 == 0}
- * (depth 3); about 6.9 nodes per tree. Rewards are tenths ({@code (7919r + 13) % 11 / 10}); every
+ * (depth 3); about 6.1 nodes per tree. Rewards are tenths ({@code (7919r + 13) % 11 / 10}); every
  * tenth query has all rewards 0.5 (a flat group); tree {@code r} with {@code r % 53 == 7} is an
  * infrastructure failure. One turn per node.
  */
 final class AdvantagesBench implements Benchmark {
-  static final double NODES_PER_TREE = 1 + 2 + 2 * 1.5 + 3 * 2.0 * 2 / 7;
 
   @Override
   public String summary() {
@@ -84,7 +83,7 @@ final class AdvantagesBench implements Benchmark {
   record Result(long nodes, long samples, long expected, long mismatches, double stageSeconds, double javaSeconds) {}
 
   private static Result run(SparkSession spark, Advantages stage, int targetNodes) {
-    int trees = Math.max(16, (int) Math.round(targetNodes / NODES_PER_TREE / 8) * 8);
+    int trees = treesFor(targetNodes);
     Dataset<Row> nodes = nodes(spark, trees).localCheckpoint(true);
     Dataset<Row> turns = nodes.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), lit(0).as(Cols.TURN),
         array(lit(1), lit(2), lit(3)).as(Cols.PROMPT_IDS), array(col(RolloutNodes.DEPTH), lit(1)).as(Cols.RESPONSE_IDS),
@@ -145,6 +144,28 @@ final class AdvantagesBench implements Benchmark {
     return spark.range(trees).select(lit("bench").as(Cols.RUN_ID), lit(1L).as(Cols.STEP), concat(lit("r"), r).as(Cols.NODE_ID),
         when(infra, lit(null).cast(DataTypes.DoubleType)).otherwise(reward).as(Rewards.REWARD),
         when(infra, lit(Rewards.INFRA_FAILURE)).otherwise(lit(Rewards.OK)).as(Rewards.STATUS));
+  }
+
+  /** The fewest whole groups of 8 trees (at least 2) that hold {@code targetNodes} nodes or more. */
+  static int treesFor(long targetNodes) {
+    long nodes = 0;
+    int trees = 0;
+    while (trees < 16 || nodes < targetNodes) {
+      for (int g = 0; g < 8; g++, trees++) nodes += treeSize(trees);
+    }
+    return trees;
+  }
+
+  /** The nodes of tree {@code r}: the shape {@link #nodes} builds and {@link #java} walks. */
+  static long treeSize(long r) {
+    long n = 1;
+    int k1 = (int) ((r * 7 + 3) % 5);
+    for (int i = 0; i < k1; i++) {
+      int k2 = (int) ((r * 3 + i * 5L + 1) % 4);
+      n += 1 + k2;
+      for (int j = 0; j < k2; j++) n += (r + i + j) % 7 == 0 ? 2 : 0;
+    }
+    return n;
   }
 
   /** The same trees, advantages and weights in one thread: node id to {advantage, weight}. */
