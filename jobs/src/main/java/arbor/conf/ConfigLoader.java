@@ -52,7 +52,10 @@ public final class ConfigLoader {
     String text = assignment.substring(eq + 1).strip();
     String origin = "--set " + assignment;
     ConfigValue value;
-    if (text.startsWith("[") || text.startsWith("{")) {
+    // A list, an object or a quoted string ("" for an empty one: --set k="" reaches Java with its
+    // quotes when the shell did not take them) is HOCON.
+    boolean quoted = text.length() >= 2 && text.startsWith("\"") && text.endsWith("\"");
+    if (text.startsWith("[") || text.startsWith("{") || quoted) {
       value = ConfigFactory.parseString("v = " + text, ConfigParseOptions.defaults().setOriginDescription(origin)).getValue("v");
     } else {
       // Plain text stays a string; the binder converts it to the key's type, or says why not.

@@ -82,6 +82,15 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aQuotedSetValueIsTheStringInsideItsQuotes() {
+    // As a program (or a shell that kept the quotes) passes it: the key's value is empty, not two quote marks.
+    ArborConfig c = ConfigLoader.load(List.of(), List.of("judge.rubric.api_key_env=\"\"", "judge.rubric.model=\"gpt x\""));
+    assertEquals("", c.judge().rubric().apiKeyEnv());
+    assertEquals("gpt x", c.judge().rubric().model());
+    assertEquals("a\"b", ConfigLoader.load(List.of(), List.of("judge.rubric.model=a\"b")).judge().rubric().model());
+  }
+
+  @Test
   void missingFileAndMalformedSetAreClearErrors() throws Exception {
     assertTrue(assertThrows(ConfigError.class, () -> ConfigLoader.load(List.of("nope.conf"), List.of()))
         .getMessage().startsWith("no such configuration file: 'nope.conf'"));

@@ -2,6 +2,7 @@ package arbor.e2e;
 
 import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.advantages.Advantages;
@@ -11,6 +12,7 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.metrics.StepMetrics;
+import arbor.rlm.policy.endpoint.LoopbackApi;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.rollouts.Rollouts;
 import arbor.tables.Cols;
@@ -109,6 +111,13 @@ class TrainingStepEndToEndTest {
     return out;
   }
 
+  /** The scripted expert's step: 2 queries x 4 samples, in-process sandboxes (the judge tests' trees). */
+  ArborConfig scriptedConfig(String... more) {
+    List<String> settings = new ArrayList<>(List.of("rollouts.policy=scripted", "rollouts.sandbox=in_process", "rollouts.samples=4"));
+    settings.addAll(List.of(more));
+    return config(root.resolve("scripted").toString(), settings.toArray(new String[0]));
+  }
+
   static void checkRewards(Step s) {
     List<Row> roots = s.nodes().stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null).toList();
     assertEquals(roots.size(), s.rewards().size(), "one reward per root, none per child");
@@ -123,8 +132,7 @@ class TrainingStepEndToEndTest {
 
   @Test
   void theScriptedExpertsStepIsJudgedAndARerunLeavesTheSameRows() {
-    String wh = root.resolve("scripted").toString();
-    ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=in_process", "rollouts.samples=4");
+    ArborConfig config = scriptedConfig();
     Step first = step(config, "run-s");
     assertTrue(first.nodes().stream().anyMatch(n -> n.<Integer>getAs(RolloutNodes.DEPTH) == 1), "the expert delegated");
     checkRewards(first);
@@ -162,5 +170,62 @@ class TrainingStepEndToEndTest {
     Step again = judgeAndWeigh(config, "run-d");
     assertEquals(first.samples(), again.samples());
     assertEquals(first.rewards(), again.rewards());
+  }
+
+  @Test
+  void aJudgeEndpointThatErrorsTimesOutOrAnswersGarbageNeverFailsTheStepAndItsRowsSaySo() throws Exception {
+    // Each distinct judge request (one root's case; a retry repeats it) gets one behaviour, in
+    // turn: a score, HTTP 500, no reply within the timeout, or text that is not JSON.
+    Map<String, Integer> behaviourOf = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicReference<LoopbackApi> api = new java.util.concurrent.atomic.AtomicReference<>();
+    String scored = "{\"precision\": 6, \"recall\": 10, \"reasoning\": \"all of it, some padding\"}";
+    try (LoopbackApi judge = new LoopbackApi("/v1/chat/completions", attempt -> {
+      String user = api.get().requests.get(attempt).body().path("messages").get(1).path("content").asText();
+      int behaviour;
+      synchronized (behaviourOf) {
+        behaviour = behaviourOf.computeIfAbsent(user, u -> behaviourOf.size() % 4);
+      }
+      return switch (behaviour) {
+        case 0 -> LoopbackApi.Reply.chat(scored);
+        case 1 -> new LoopbackApi.Reply(500, Map.of(), "{\"error\": {\"message\": \"judge down\", \"type\": \"server_error\"}}", 0);
+        case 2 -> new LoopbackApi.Reply(200, Map.of(), LoopbackApi.chatCompletion(scored), 6000);
+        default -> LoopbackApi.Reply.chat("PRECISION: high. RECALL: low.");
+      };
+    })) {
+      api.set(judge);
+      ArborConfig config = scriptedConfig("judge.kind=rubric", "judge.rubric.base_url=" + judge.root() + "/v1", "judge.rubric.api_key_env=\"\"",
+          "judge.rubric.timeout_seconds=2", "judge.rubric.attempts=2", "judge.rubric.backoff_millis=20");
+      // The scripted step's trees (rolled out here unless the other test did), judged anew.
+      Warehouse w = new Warehouse(spark, config.warehouse());
+      if (!w.exists(Table.ROLLOUT_NODES) || stepRows(w, Table.ROLLOUT_NODES, "run-s").isEmpty()) {
+        new Rollouts(config).runStep(w, queries, groups, papers, "run-s", 0, 0);
+      }
+      Step s = judgeAndWeigh(config, "run-s");
+
+      assertEquals(8, s.rewards().size(), "one row per root, the failed ones included");
+      Map<String, Integer> outcomes = new HashMap<>();
+      for (Row r : s.rewards()) {
+        String status = r.getAs(Rewards.STATUS);
+        if (status.equals(Rewards.OK)) {
+          assertEquals(0.8, r.<Double>getAs(Rewards.REWARD), 1e-12, "(6 + 10) / 20");
+          assertEquals("rubric", r.getAs(Rewards.JUDGE));
+          outcomes.merge("scored", 1, Integer::sum);
+          continue;
+        }
+        assertEquals(Rewards.JUDGE_ERROR, status, String.valueOf(r));
+        assertTrue(r.isNullAt(r.fieldIndex(Rewards.REWARD)), "a judge failure is not a zero reward");
+        String error = r.getAs(Rewards.ERROR);
+        String what = List.of("request failed", "timeout: no reply within 2.0 s", "invalid reply: not JSON").stream()
+            .filter(m -> error.contains("after 2 attempt(s): " + m)).findFirst().orElseThrow(() -> new AssertionError(error));
+        outcomes.merge(what, 1, Integer::sum);
+        // The span metrics need no judge.
+        assertFalse(r.isNullAt(r.fieldIndex(Rewards.SPAN_F1)), String.valueOf(r));
+      }
+      assertEquals(Math.min(4, behaviourOf.size()), outcomes.size(), "every behaviour was met: " + outcomes);
+      int failed = 8 - outcomes.getOrDefault("scored", 0);
+      assertEquals((double) failed, s.metrics().get("judge.errors"));
+      // The failed roots are left out of their groups and give no advantage.
+      assertEquals((double) failed, s.metrics().get("advantages.left_out_roots"));
+    }
   }
 }

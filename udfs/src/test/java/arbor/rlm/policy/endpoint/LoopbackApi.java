@@ -28,6 +28,21 @@ public final class LoopbackApi implements AutoCloseable {
     public static Reply ok(String body) {
       return new Reply(200, Map.of(), body, 0);
     }
+
+    /** A chat-completions answer whose assistant message is {@code content}. */
+    public static Reply chat(String content) {
+      return ok(chatCompletion(content));
+    }
+  }
+
+  /** The body of a chat-completions answer whose assistant message is {@code content}. */
+  public static String chatCompletion(String content) {
+    return """
+        {"id": "chatcmpl-1", "object": "chat.completion", "created": 1764460800,
+         "model": "qwen3-4b", "choices": [{"index": 0, "finish_reason": "stop", "logprobs": null,
+         "message": {"role": "assistant", "content": %s, "refusal": null}}],
+         "usage": {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27}}"""
+        .formatted(com.fasterxml.jackson.databind.node.TextNode.valueOf(content).toString());
   }
 
   /** What the client sent; header names in lower case. */

@@ -20,12 +20,7 @@ class OpenAiEndpointTest {
       ChatMessage.user("1"));
 
   static String completion(String content) {
-    return """
-        {"id": "chatcmpl-1", "object": "chat.completion", "created": 1764460800,
-         "model": "qwen3-4b", "choices": [{"index": 0, "finish_reason": "stop", "logprobs": null,
-         "message": {"role": "assistant", "content": %s, "refusal": null}}],
-         "usage": {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27}}"""
-        .formatted(com.fasterxml.jackson.databind.node.TextNode.valueOf(content).toString());
+    return LoopbackApi.chatCompletion(content);
   }
 
   static EndpointSettings settings(LoopbackApi api, double timeoutSeconds, int retries) {
