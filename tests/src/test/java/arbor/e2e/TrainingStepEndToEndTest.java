@@ -19,6 +19,7 @@ import arbor.tables.Cols;
 import arbor.tables.Metrics;
 import arbor.tables.Rewards;
 import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutTurns;
 import arbor.tables.Samples;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
@@ -105,6 +106,12 @@ class TrainingStepEndToEndTest {
     return w.read(t).where(col(Cols.RUN_ID).equalTo(runId).and(col(Cols.STEP).equalTo(0)));
   }
 
+  /** A step's rows of a rollout table without the columns that time it. */
+  List<Row> untimed(ArborConfig config, Table t, String runId) {
+    return sorted(stepRows(new Warehouse(spark, config.warehouse()), t, runId)
+        .drop(RolloutNodes.LATENCY_MS, RolloutTurns.GEN_MS, RolloutTurns.EXEC_MS).collectAsList());
+  }
+
   static List<Row> sorted(List<Row> rows) {
     List<Row> out = new ArrayList<>(rows);
     out.sort(Comparator.comparing(Row::toString));
@@ -140,9 +147,13 @@ class TrainingStepEndToEndTest {
     // The expert has no token ids: no training samples, and the metrics still cover the step.
     assertEquals(0, first.samples().size());
     assertTrue(first.metrics().containsKey("rollouts.child_paper_f1"), first.metrics().keySet().toString());
+    List<Row> firstNodes = untimed(config, Table.ROLLOUT_NODES, "run-s");
+    List<Row> firstTurns = untimed(config, Table.ROLLOUT_TURNS, "run-s");
     Step again = step(config, "run-s");
     assertEquals(first.rewards(), again.rewards());
-    assertEquals(first.nodes().size(), again.nodes().size());
+    // The same trees, cell for cell; only the clocks differ.
+    assertEquals(firstNodes, untimed(config, Table.ROLLOUT_NODES, "run-s"));
+    assertEquals(firstTurns, untimed(config, Table.ROLLOUT_TURNS, "run-s"));
   }
 
   @Test
