@@ -61,7 +61,9 @@ class WorkerPoolTest {
 
   @Test
   void aRunawayCellCostsOnlyItsOwnReplItsWorkerServesTheOthersToTheirEndAtFullSpeed() throws Exception {
-    // One worker, so that the parent, the co-tenant and the runaway surely share it.
+    // One worker, so that the parent, the co-tenant and the runaway surely share it, with one CPU
+    // slot: if the runaway kept its slot after it was stopped, the parent and the co-tenant could
+    // never compute again.
     CountDownLatch parentWaits = new CountDownLatch(1);
     CountDownLatch childAnswers = new CountDownLatch(1);
     AtomicInteger children = new AtomicInteger();
@@ -77,7 +79,7 @@ class WorkerPoolTest {
       return "\"completion\"";
     };
     ExecutorService cells = Executors.newVirtualThreadPerTaskExecutor();
-    try (WorkerPool pool = new WorkerPool(TestPools.config(1), TestPools.LIMITS)) {
+    try (WorkerPool pool = new WorkerPool(TestPools.config(1, 1), TestPools.LIMITS)) {
       SandboxSession cotenant = pool.open(CONTEXT, llm);
       SandboxSession parent = pool.open(CONTEXT, parentBridge);
       SandboxSession runaway = pool.open(CONTEXT, HostBridge.NONE);
