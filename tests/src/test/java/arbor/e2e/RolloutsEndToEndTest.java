@@ -11,6 +11,7 @@ import arbor.conf.ArborConfig;
 import arbor.conf.ConfigLoader;
 import arbor.rlm.TreeSeed;
 import arbor.rlm.policy.NodePath;
+import arbor.rlm.policy.endpoint.LoopbackApi;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rollouts.RolloutWriter;
@@ -295,5 +296,83 @@ class RolloutsEndToEndTest {
     }
     assertTrue(responses.size() >= 10, "12 sampled turns, only " + responses.size() + " distinct");
     assertTrue(nodes.stream().allMatch(n -> "djl".equals(n.getAs(RolloutNodes.POLICY))));
+  }
+
+  /** The papers' texts by id, as the trees see them. */
+  Map<String, String> paperTexts() {
+    Map<String, String> out = new HashMap<>();
+    for (Row p : papers.collectAsList()) out.put(p.getString(0), p.getString(1));
+    return out;
+  }
+
+  /** Every span of every final answer is a verbatim piece of some paper. */
+  void checkVerbatim(List<Row> nodes) throws Exception {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    for (Row n : nodes) {
+      String answer = n.getAs(RolloutNodes.FINAL_ANSWER);
+      assertNotNull(answer, "node " + n.getAs(Cols.NODE_ID) + " ended " + n.getAs(RolloutNodes.STATUS) + ": " + n.getAs(RolloutNodes.ERROR));
+      for (var span : json.readTree(answer)) {
+        assertTrue(paperTexts().values().stream().anyMatch(t -> t.contains(span.asText())), "not verbatim: " + span);
+      }
+    }
+  }
+
+  @Test
+  void replayAndAnthropicTeachersWriteTheirTreesThroughTheSameStage() throws Exception {
+    // Replay: the root delegates its first paper to a child, which cuts the paper's first line.
+    String root = """
+        ```repl
+        papers = context if isinstance(context, dict) else {"only": context}
+        first = sorted(papers)[0]
+        answers = rlm_query_batched(["Find the title. Paper: " + first], [papers[first]])
+        evidence = [s for a in answers if isinstance(a, list) for s in a]
+        FINAL_VAR("evidence")
+        ```""";
+    String child = "```repl\nFINAL([context.strip().splitlines()[0]])\n```";
+    java.nio.file.Files.createDirectories(this.root);
+    Path replay = this.root.resolve("replay.json");
+    java.nio.file.Files.writeString(replay, new com.fasterxml.jackson.databind.ObjectMapper()
+        .writeValueAsString(Map.of("root", List.of(root), "root.0", List.of(child))));
+    String wh = this.root.resolve("teachers").toString();
+    Warehouse w = new Warehouse(spark, wh);
+    RolloutWriter.Written replayed = new Rollouts(config(wh, "rollouts.policy=replay", "rollouts.sandbox=in_process",
+        "rollouts.samples=1", "policy.replay.file=" + replay)).runStep(w, queries, groups, papers, "run-t", 0, 0);
+    assertEquals(3, replayed.trees());
+    assertEquals(0, replayed.infraFailures());
+    List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-t", 0);
+    checkComplete(nodes, read(w, Table.ROLLOUT_TURNS, "run-t", 0), 3);
+    assertEquals(6, nodes.size(), "three roots, one child each");
+    for (Row n : nodes) {
+      assertEquals("final", n.getAs(RolloutNodes.STATUS), String.valueOf(n));
+      assertEquals("replay", n.getAs(RolloutNodes.POLICY));
+    }
+    checkVerbatim(nodes);
+
+    // Anthropic's messages API (a loopback server): every node answers from its context at once.
+    String reply = "```repl\npapers = context if isinstance(context, dict) else {'only': context}\n"
+        + "FINAL([papers[sorted(papers)[0]].strip().splitlines()[0]])\n```";
+    try (LoopbackApi api = new LoopbackApi("/v1/messages", n -> LoopbackApi.Reply.ok("""
+        {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test",
+         "content": [{"type": "text", "text": %s}], "stop_reason": "end_turn", "stop_sequence": null,
+         "usage": {"input_tokens": 20, "output_tokens": 7}}""".formatted(
+            com.fasterxml.jackson.databind.node.TextNode.valueOf(reply))))) {
+      RolloutWriter.Written answered = new Rollouts(config(wh, "rollouts.policy=anthropic", "rollouts.sandbox=in_process",
+          "rollouts.samples=1", "policy.anthropic.base_url=" + api.root(), "policy.anthropic.api_key_env=PATH",
+          "policy.anthropic.temperature=0.3", "policy.anthropic.max_retries=0"))
+          .runStep(w, queries, groups, papers, "run-t", 1, 0);
+      assertEquals(3, answered.trees());
+      assertEquals(3, api.requests.size(), "one request per root turn");
+      assertEquals("claude-sonnet-4-6", api.requests.getFirst().body().path("model").asText());
+    }
+    List<Row> anthropic = read(w, Table.ROLLOUT_NODES, "run-t", 1);
+    assertEquals(3, anthropic.size());
+    for (Row n : anthropic) {
+      assertEquals("final", n.getAs(RolloutNodes.STATUS), String.valueOf(n));
+      assertEquals("anthropic", n.getAs(RolloutNodes.POLICY));
+    }
+    checkVerbatim(anthropic);
+    for (Row t : read(w, Table.ROLLOUT_TURNS, "run-t", 1)) assertEquals(0.3, t.<Double>getAs(RolloutTurns.TEMPERATURE));
+    // The replayed step is untouched by the next one.
+    assertEquals(6, read(w, Table.ROLLOUT_NODES, "run-t", 0).size());
   }
 }
