@@ -129,12 +129,14 @@ public final class TrainJob implements Job {
           warehouse.path(arbor.warehouse.Table.QUERIES), policyVersion, config.train().evalEvery());
       return;
     }
+    long t0 = System.nanoTime();
     CheckpointStore store = new CheckpointStore(context.spark(), context.warehouse(), config.checkpoints());
     arbor.eval.Evaluate.Written written = new arbor.eval.Evaluate(config,
         new RunCheckpoints(store.source()), System.getenv())
         .evaluate(warehouse, runId, policyVersion, policyVersion, "validation");
-    context.out().printf("train: evaluated policy v%d of run %s on the validation split (rollouts under run %s)%n",
-        policyVersion, runId, written.evalRunId());
+    context.out().printf(java.util.Locale.ROOT, "train: evaluated policy v%d of run %s on the validation split"
+        + " (%d trees, %.1f s; rollouts under run %s)%n", policyVersion, runId, written.trees(),
+        (System.nanoTime() - t0) / 1e9, written.evalRunId());
   }
 
   /** A fresh run without an sft checkpoint: the configured model folder becomes its step 0. */
