@@ -23,6 +23,7 @@ public final class TeacherTraces {
   public static final String REPL_ERROR = "a turn raised, timed out or lost its REPL";
   public static final String NO_CODE = "a turn had no code block";
   public static final String FAILED_FINAL = "a turn called FINAL/FINAL_VAR without ending its node";
+  /** Followed by the root's status, e.g. " (status policy_error)": an endpoint that failed, or turns that ran out. */
   public static final String NO_ANSWER = "the root gave no final answer";
   public static final String ZERO_F1 = "the root's span F1 is 0";
 
@@ -54,7 +55,8 @@ public final class TeacherTraces {
     Column reason = when(col("turn_error").equalTo(1), lit(REPL_ERROR))
         .when(col("turn_error").equalTo(2), lit(NO_CODE))
         .when(col("turn_error").equalTo(3), lit(FAILED_FINAL))
-        .when(col(RolloutNodes.STATUS).notEqual("final"), lit(NO_ANSWER))
+        .when(col(RolloutNodes.STATUS).notEqual("final"),
+            concat(lit(NO_ANSWER + " (status "), col(RolloutNodes.STATUS), lit(")")))
         .when(coalesce(col(Rewards.SPAN_F1), lit(0.0)).leq(0.0), lit(ZERO_F1));
     return roots.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID), col(Cols.QUERY_ID), reason.as(REASON));
   }

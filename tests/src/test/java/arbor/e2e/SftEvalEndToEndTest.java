@@ -8,7 +8,9 @@ import arbor.checkpoints.CheckpointStore;
 import arbor.conf.ConfigLoader;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.model.HfModelFolder;
+import arbor.rlm.policy.endpoint.LoopbackApi;
 import arbor.rlm.runtime.RlmRuntime;
+import arbor.sft.TeacherTraces;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
 import arbor.tables.Metrics;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.Row;
@@ -35,7 +38,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The sft and eval jobs on a warehouse of two papers' groups: the scripted teacher's traces
  * teach a tiny byte-level student whose weights become step 0; the scripted policy is evaluated
- * on the validation split twice and leaves one copy of its rows, with a report folder.
+ * on the validation split twice and leaves one copy of its rows, with a report folder. An
+ * OpenAI-compatible server on the loopback interface is the endpoint teacher of sft and the
+ * endpoint policy of eval.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SftEvalEndToEndTest {
@@ -153,5 +158,141 @@ class SftEvalEndToEndTest {
       assertTrue(Files.size(report.resolve(f)) > 0, f);
     }
     assertTrue(Files.readString(report.resolve("report.md")).contains("| scripted | validation |"));
+  }
+
+  static final String CORPUS_QUESTION = "Which training corpus do the systems train on?";
+  static final String TREEBANK_QUESTION = "Which treebank is the parser trained on?";
+
+  /**
+   * A chat-completions server that answers like a competent RLM on the corpus question (search,
+   * cut the sentence with extract_section, submit it a turn later with FINAL_VAR) and fails on the
+   * treebank question: its first request there gets HTTP 500, every later one prose without code.
+   */
+  private static LoopbackApi rlmServer() throws java.io.IOException {
+    AtomicBoolean failed = new AtomicBoolean();
+    return LoopbackApi.answering("/v1/chat/completions", request -> {
+      var messages = request.body().path("messages");
+      String all = messages.toString();
+      int assistantTurns = 0;
+      for (var m : messages) if (m.path("role").asText().equals("assistant")) assistantTurns++;
+      String content;
+      if (all.contains(TREEBANK_QUESTION)) {
+        if (!failed.getAndSet(true)) {
+          return new LoopbackApi.Reply(500, Map.of(),
+              "{\"error\": {\"message\": \"the model crashed\", \"type\": \"server_error\"}}", 0);
+        }
+        content = "I think it is probably some treebank, but I cannot say which.";
+      } else if (assistantTurns == 0) {
+        content = """
+            I look for where the papers say what they were trained on.
+            ```repl
+            hits = search(context, "trained on")
+            evidence = [s for s in (extract_section(h, "Our systems are trained", "newstest2013") for h in hits) if s]
+            print(evidence)
+            ```""";
+      } else {
+        content = "The Data section names the corpus.\n```repl\nFINAL_VAR(\"evidence\")\n```";
+      }
+      return LoopbackApi.Reply.ok(completion(content));
+    });
+  }
+
+  /** A chat.completion body whose one choice says {@code content}. */
+  private static String completion(String content) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("id", "chatcmpl-1",
+          "object", "chat.completion", "created", 1764460800, "model", "loopback-rlm",
+          "choices", List.of(Map.of("index", 0, "finish_reason", "stop",
+              "message", Map.of("role", "assistant", "content", content))),
+          "usage", Map.of("prompt_tokens", 100, "completion_tokens", 40, "total_tokens", 140)));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String[] endpoint(LoopbackApi api) {
+    return new String[] {"--set", "policy.openai.base_url=" + api.root() + "/v1",
+        "--set", "policy.openai.model=loopback-rlm", "--set", "policy.openai.api_key_env=ARBOR_LOOPBACK_KEY",
+        "--set", "policy.openai.max_retries=0", "--set", "policy.openai.timeout_seconds=20",
+        // One tree of the few here ends at the failing server: an infrastructure failure the
+        // step must tolerate (the default 10% would stop it).
+        "--set", "rollouts.max_infra_failure_fraction=0.5"};
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    List<String> all = new ArrayList<>(List.of(a));
+    all.addAll(List.of(b));
+    return all.toArray(String[]::new);
+  }
+
+  @Test
+  void anEndpointTeacherTeachesTheStudentAndAnEndpointPolicyIsEvaluated() throws Exception {
+    SparkSession spark = TestEnv.spark();
+    Warehouse w = new Warehouse(spark, warehouse);
+    try (LoopbackApi api = rlmServer()) {
+      TestEnv.Run run = TestEnv.run(concat(args("sft", "--run", "r3", "--teacher", "openai", "--set", "sft.samples=2"),
+          endpoint(api)));
+      System.out.print(run.out());
+      assertEquals(0, run.code(), run.out() + run.err());
+      // Two samples of each sft query: both corpus trees clean and kept; of the treebank trees one
+      // met the HTTP 500 and one answered without code.
+      assertTrue(run.out().contains("kept 2 of 4 teacher trees"), run.out());
+      assertTrue(run.out().contains("dropped 1: " + TeacherTraces.NO_CODE), run.out());
+      assertTrue(run.out().contains("dropped 1: " + TeacherTraces.NO_ANSWER + " (status policy_error)"), run.out());
+      for (LoopbackApi.Request r : api.requests) {
+        assertEquals(List.of("Bearer sk-loopback"), r.headers().get("authorization"));
+        assertEquals("loopback-rlm", r.body().path("model").asText());
+        assertEquals("system", r.body().path("messages").get(0).path("role").asText());
+      }
+    }
+    Map<String, Double> metrics = new HashMap<>();
+    for (Row m : w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo("r3")).collectAsList()) {
+      metrics.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
+    }
+    assertEquals(2.0, metrics.get("sft.trees_kept"), metrics.toString());
+    assertEquals(2.0, metrics.get("sft.trees_dropped"), metrics.toString());
+    // The kept trees' two turns each, in the student's (byte-level) template.
+    assertEquals(4.0, metrics.get("sft.turns") + metrics.get("sft.turns_too_long"), metrics.toString());
+    assertTrue(metrics.get("sft.turns") > 0, metrics.toString());
+    CheckpointStore store = new CheckpointStore(spark, w, ConfigLoader.load(List.of(), List.of()).checkpoints());
+    assertEquals(List.of(0L), store.steps("r3", arbor.policy.checkpoint.TableVersion.LATEST));
+    // The kept turns are the teacher's text, and the teacher ran as the openai policy.
+    List<Row> kept = w.read(Table.ROLLOUT_TURNS).where(col(Cols.RUN_ID).equalTo("r3-sft-teacher")
+        .and(col(arbor.tables.RolloutTurns.RESPONSE_TEXT).contains("FINAL_VAR"))).collectAsList();
+    assertEquals(2, kept.size(), kept.toString());
+    assertEquals(java.util.Set.of("openai"), new java.util.HashSet<>(w.read(Table.ROLLOUT_NODES)
+        .where(col(Cols.RUN_ID).equalTo("r3-sft-teacher")).select("policy").as(org.apache.spark.sql.Encoders.STRING())
+        .collectAsList()));
+
+    // The same server as the evaluated policy, on the validation split (a fresh server: its
+    // first treebank request fails again).
+    Path report = root.resolve("report-openai");
+    try (LoopbackApi api = rlmServer()) {
+      TestEnv.Run eval = TestEnv.run(concat(args("eval", "--run", "r3", "--policy", "openai", "--report",
+          report.toString()), endpoint(api)));
+      System.out.print(eval.out());
+      assertEquals(0, eval.code(), eval.out() + eval.err());
+      assertTrue(eval.out().contains("eval: 2 trees"), eval.out());
+    }
+    Map<String, Row> rows = new HashMap<>();
+    for (Row r : w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo("r3")).collectAsList()) {
+      rows.put(r.getAs(Cols.QUERY_ID), r);
+    }
+    assertEquals(java.util.Set.of("validation-q1", "validation-q3"), rows.keySet(), rows.toString());
+    for (Row r : rows.values()) {
+      assertEquals("openai", r.getAs(Eval.POLICY));
+      assertEquals("validation", r.getAs(Eval.SPLIT));
+      assertEquals(0L, r.<Long>getAs(Cols.STEP));
+      assertEquals(1, r.<Integer>getAs(Eval.NODES));
+      assertEquals(0, r.<Integer>getAs(Eval.CHILDREN));
+    }
+    Row good = rows.get("validation-q1");
+    assertEquals("final", good.getAs(Eval.STATUS));
+    assertTrue(good.<Double>getAs(Eval.SPAN_F1) > 0.5, good.toString());
+    assertTrue(good.<Double>getAs(Eval.REWARD) > 0, good.toString());
+    assertTrue(good.<Long>getAs(Eval.LATENCY_MS) > 0 && good.<Long>getAs(Eval.GEN_TOKENS) > 0, good.toString());
+    Row failed = rows.get("validation-q3");
+    assertEquals(arbor.tables.Rewards.INFRA_FAILURE, failed.getAs(Eval.STATUS), failed.toString());
+    assertTrue(Files.readString(report.resolve("report.md")).contains("| openai | validation |"));
   }
 }

@@ -73,7 +73,7 @@ class TeacherTracesTest {
     }
     assertEquals(Map.of("good:root", "kept", "raised:root", TeacherTraces.REPL_ERROR, "nocode:root", TeacherTraces.NO_CODE,
         "badfinal:root", TeacherTraces.FAILED_FINAL, "nothing:root", TeacherTraces.ZERO_F1,
-        "unfinished:root", TeacherTraces.NO_ANSWER), reasons);
+        "unfinished:root", TeacherTraces.NO_ANSWER + " (status max_turns)"), reasons);
     // The kept tree's turns, its child's included: 3 + 2.
     assertEquals(5, traces.keptTurns(verdicts, n, t).count());
   }

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * {@code arbor train} on local Spark, real Delta and the tiny djl model: two steps end to end;
- * a run that crashed in step 2 after its rewards were written, refused a restart without
+ * {@code arbor train} on local Spark, real Delta and the tiny djl model: two steps end to end,
+ * evaluated on the validation split before and after (train.eval_every); a run that crashed in step 2 after its rewards were written, refused a restart without
  * {@code --resume} and was resumed ends with the same step-2 checkpoint as a run that never
  * stopped.
  */
@@ -67,20 +67,23 @@ class TrainEndToEndTest {
   }
 
   /** A warehouse with the tiny corpus, its two queries in the train split. */
-  private ArborConfig warehouse(String name, int steps) {
+  private ArborConfig warehouse(String name, int steps, String... extra) {
     String wh = root.resolve(name).toString();
-    ArborConfig config = TrainingStepEndToEndTest.config(wh, "rollouts.policy=djl", "rollouts.sandbox=in_process",
+    List<String> sets = new ArrayList<>(List.of("rollouts.policy=djl", "rollouts.sandbox=in_process",
         "policy.djl.model_dir=" + model, "policy.djl.sampling.max_new_tokens=12", "rlm.max_turns=2",
         "rollouts.samples=2", "rlm.prompts=reduced", "train.queries_per_step=2", "train.steps=" + steps,
         "train.progress_seconds=5",
         // A large lr and decay, so that two steps move the tiny model's weights past float noise.
-        "learner.lr=1e-3", "learner.weight_decay=1.0");
+        "learner.lr=1e-3", "learner.weight_decay=1.0"));
+    sets.addAll(List.of(extra));
+    ArborConfig config = TrainingStepEndToEndTest.config(wh, sets.toArray(String[]::new));
     Warehouse w = new Warehouse(spark, wh);
     if (!w.exists(Table.QUERIES)) {
       TinyCorpus corpus = TinyCorpus.of(spark);
       corpus.papers().write().format("delta").save(w.path(Table.PAPERS));
       corpus.groups().write().format("delta").save(w.path(Table.PAPER_GROUPS));
-      corpus.queries().withColumn(Queries.SPLIT, lit("train")).write().format("delta").save(w.path(Table.QUERIES));
+      corpus.queries().withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("train"))
+          .write().format("delta").save(w.path(Table.QUERIES));
     }
     return config;
   }
@@ -114,12 +117,30 @@ class TrainEndToEndTest {
 
   @Test
   void twoStepsEndToEndAndAResumedCrashedRunEndsWithTheSameCheckpoint() throws Exception {
-    // Uninterrupted: two steps.
-    ArborConfig straight = warehouse("straight", 2);
+    // Uninterrupted: two steps, evaluated before the first and after the second (eval_every 2)
+    // on one validation query; the resumed run below has none and is not evaluated.
+    ArborConfig straight = warehouse("straight", 2, "train.eval_every=2");
+    Warehouse w = new Warehouse(spark, straight.warehouse());
+    TinyCorpus.of(spark).queries().where(col(Queries.QUERY_ID).equalTo("q1")).withColumn(Queries.QUERY_ID, lit("v1"))
+        .withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("validation")).write().format("delta").mode("append").save(w.path(Table.QUERIES));
     String console = train(straight, t -> {}, "--run", RUN);
     assertTrue(console.contains("step 1/2") && console.contains("step 2/2"), console);
+    assertTrue(console.indexOf("evaluated policy v0") >= 0 && console.indexOf("evaluated policy v0") < console.indexOf("step 1/2")
+        && console.indexOf("evaluated policy v2") > console.indexOf("step 2/2") && !console.contains("evaluated policy v1"), console);
+    String evalRun = RUN + "-eval-djl-validation";
+    for (long v : List.of(0L, 2L)) {
+      List<Row> evals = w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(RUN).and(col(Cols.STEP).equalTo(v))).collectAsList();
+      assertEquals(2, evals.size(), "v" + v + ": one row per sample of the validation query: " + evals);
+      for (Row e : evals) {
+        assertEquals("v1", e.getAs(Cols.QUERY_ID));
+        assertEquals("djl", e.getAs(arbor.tables.Eval.POLICY));
+      }
+      assertEquals(Set.of(v), w.read(Table.ROLLOUT_NODES).where(col(Cols.RUN_ID).equalTo(evalRun).and(col(Cols.STEP).equalTo(v)))
+          .select(Cols.POLICY_VERSION).collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toSet()),
+          "the evaluation of step " + v + " rolls out the version just written");
+    }
+    assertEquals(2, w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(RUN)).select(Cols.STEP).distinct().count());
     assertTrue(console.contains("kl ") && console.contains("children/root") && console.contains("rollouts "), console);
-    Warehouse w = new Warehouse(spark, straight.warehouse());
     for (Table t : STEP_TABLES) {
       for (long s = 0; s < 2; s++) assertTrue(rows(w, t, s) > 0, t.tableName + " has no rows for step " + s);
     }

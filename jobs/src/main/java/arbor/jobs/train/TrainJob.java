@@ -120,12 +120,23 @@ public final class TrainJob implements Job {
   void evaluationHook(JobContext context, String runId, long policyVersion) {
     ArborConfig config = context.config();
     if (config.train().evalEvery() <= 0) return;
+    var warehouse = context.warehouse();
+    // Evaluation is on by default; a warehouse built without a validation split still trains.
+    if (arbor.synthesis.Queries.active(warehouse.read(arbor.warehouse.Table.QUERIES))
+        .where(org.apache.spark.sql.functions.col(arbor.synthesis.Queries.SPLIT).equalTo("validation")).isEmpty()) {
+      context.out().printf("train: no active validation query in %s: policy v%d not evaluated"
+          + " (train.eval_every = %d; synthesis.splits.validation makes the split)%n",
+          warehouse.path(arbor.warehouse.Table.QUERIES), policyVersion, config.train().evalEvery());
+      return;
+    }
+    long t0 = System.nanoTime();
     CheckpointStore store = new CheckpointStore(context.spark(), context.warehouse(), config.checkpoints());
     arbor.eval.Evaluate.Written written = new arbor.eval.Evaluate(config,
         new RunCheckpoints(store.source()), System.getenv())
-        .evaluate(context.warehouse(), runId, policyVersion, policyVersion, "validation");
-    context.out().printf("train: evaluated policy v%d of run %s on the validation split (rollouts under run %s)%n",
-        policyVersion, runId, written.evalRunId());
+        .evaluate(warehouse, runId, policyVersion, policyVersion, "validation");
+    context.out().printf(java.util.Locale.ROOT, "train: evaluated policy v%d of run %s on the validation split"
+        + " (%d trees, %.1f s; rollouts under run %s)%n", policyVersion, runId, written.trees(),
+        (System.nanoTime() - t0) / 1e9, written.evalRunId());
   }
 
   /** A fresh run without an sft checkpoint: the configured model folder becomes its step 0. */

@@ -23,6 +23,9 @@ public final class HfExport {
   /** HF's usual shard size. */
   private static final long SHARD_BYTES = 5L << 30;
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The shard names HfModelFolder writes (and transformers' save_pretrained). */
+  private static final java.util.regex.Pattern SHARD_NAME =
+      java.util.regex.Pattern.compile("model-\\d{5}-of-\\d{5}\\.safetensors");
 
   private HfExport() {}
 
@@ -37,17 +40,31 @@ public final class HfExport {
       double maxAbsDiff, String worstTensor, double changedFraction) {}
 
   public static Report write(Checkpoint c, Path dir, TensorDtype dtype) throws IOException {
+    return write(c, dir, dtype, SHARD_BYTES);
+  }
+
+  /**
+   * As {@link #write(Checkpoint, Path, TensorDtype)}, the weights in shards of at most
+   * {@code maxShardBytes} (with {@code model.safetensors.index.json}) when they are larger.
+   */
+  public static Report write(Checkpoint c, Path dir, TensorDtype dtype, long maxShardBytes)
+      throws IOException {
+    if (maxShardBytes < 1) {
+      throw new IllegalArgumentException("export: the shard size must be at least 1 byte, got "
+          + maxShardBytes);
+    }
     byte[] config = c.files().get(HfModelFolder.CONFIG);
     if (config == null) {
       throw new IOException("checkpoint " + c.runId() + " step " + c.step() + " has no "
           + HfModelFolder.CONFIG + "; it cannot be exported as a model folder");
     }
     Files.createDirectories(dir);
+    removeWeights(dir);
     List<HostTensor> narrowed = new ArrayList<>();
     for (HostTensor t : c.weights()) {
       narrowed.add(new HostTensor(t.name(), dtype, t.shape(), t.values()));
     }
-    HfModelFolder.writeWeights(narrowed, dir, SHARD_BYTES);
+    HfModelFolder.writeWeights(narrowed, dir, maxShardBytes);
     // The saved config as it was, with only the dtype changed: keys Arbor does not model survive.
     ObjectNode cfg = (ObjectNode) JSON.readTree(config);
     cfg.put("torch_dtype", dtype.torchName());
@@ -59,6 +76,20 @@ public final class HfExport {
       }
     }
     return compare(c, dir, dtype);
+  }
+
+  /**
+   * Weight files an earlier export left in {@code dir}: a loader would take a stale
+   * {@code model.safetensors} before the new shards' index, or a stale index before the new file.
+   */
+  private static void removeWeights(Path dir) throws IOException {
+    Files.deleteIfExists(dir.resolve(HfModelFolder.WEIGHTS));
+    Files.deleteIfExists(dir.resolve(HfModelFolder.INDEX));
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (SHARD_NAME.matcher(f.getFileName().toString()).matches()) Files.delete(f);
+      }
+    }
   }
 
   private static Report compare(Checkpoint c, Path dir, TensorDtype dtype) throws IOException {

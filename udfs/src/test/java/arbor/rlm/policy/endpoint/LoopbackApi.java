@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
@@ -54,6 +56,18 @@ public final class LoopbackApi implements AutoCloseable {
 
   /** Serves {@code path}; {@code script} gives the reply to attempt n (0-based). */
   public LoopbackApi(String path, IntFunction<Reply> script) throws IOException {
+    this(path, (attempt, request) -> script.apply(attempt));
+  }
+
+  /**
+   * Serves {@code path}, each reply chosen from what was asked ({@code script} sees the request):
+   * for clients that send many conversations at once, whose order of arrival is not fixed.
+   */
+  public static LoopbackApi answering(String path, Function<Request, Reply> script) throws IOException {
+    return new LoopbackApi(path, (attempt, request) -> script.apply(request));
+  }
+
+  private LoopbackApi(String path, BiFunction<Integer, Request, Reply> script) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     // Concurrent handlers: a reply held back to provoke a timeout must not block the retry.
     server.setExecutor(threads);
@@ -66,17 +80,19 @@ public final class LoopbackApi implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
-  private void answer(HttpExchange exchange, IntFunction<Reply> script) throws IOException {
+  private void answer(HttpExchange exchange, BiFunction<Integer, Request, Reply> script) throws IOException {
     byte[] in = exchange.getRequestBody().readAllBytes();
     int attempt;
+    Request request;
     synchronized (requests) {
       attempt = requests.size();
       Map<String, List<String>> headers = new java.util.TreeMap<>();
       exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v));
-      requests.add(new Request(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
-          headers, new ObjectMapper().readTree(in)));
+      request = new Request(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+          headers, new ObjectMapper().readTree(in));
+      requests.add(request);
     }
-    Reply reply = script.apply(attempt);
+    Reply reply = script.apply(attempt, request);
     try {
       Thread.sleep(reply.delayMillis());
       byte[] out = reply.body().getBytes(StandardCharsets.UTF_8);
