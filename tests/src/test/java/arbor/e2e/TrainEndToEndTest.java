@@ -177,14 +177,14 @@ class TrainEndToEndTest {
       for (long s = 0; s < 2; s++) assertEquals(rows(w, t, s), rows(r, t, s), t.tableName + " rows of step " + s);
     }
 
-    // The rollouts of both runs drew the same tokens; the step-2 weights then agree.
-    // The two runs' rollouts draw the same tokens; their recorded log-probabilities agree to float
-    // rounding only (measured: differences in the 7th digit, from the generation engine's
-    // arithmetic, not from the seeds), so they are compared within 1e-5.
+    // The two runs' rollouts draw the same tokens and record the same log-probabilities bit for
+    // bit, although their sequences met other batches: the engine's numerics are
+    // batch-invariant. The step-2 weights then agree.
     List<Row> samplesStraight = sortedSamples(w);
     List<Row> samplesResumed = sortedSamples(r);
     assertEquals(samplesStraight.size(), samplesResumed.size());
     double lpDiff = 0;
+    int mismatched = 0;
     for (int i = 0; i < samplesStraight.size(); i++) {
       Row x = samplesStraight.get(i);
       Row y = samplesResumed.get(i);
@@ -193,9 +193,11 @@ class TrainEndToEndTest {
       List<Float> lx = x.getList(4);
       List<Float> ly = y.getList(4);
       for (int j = 0; j < lx.size(); j++) lpDiff = Math.max(lpDiff, Math.abs(lx.get(j) - ly.get(j)));
+      mismatched += lx.equals(ly) ? 0 : 1;
     }
-    System.out.printf("train resume: max |log-probability difference| between the runs' samples = %g%n", lpDiff);
-    assertTrue(lpDiff <= 1e-5, "log-probabilities differ by " + lpDiff);
+    System.out.printf("train resume: max |log-probability difference| between the runs' samples = %g,"
+        + " %d of %d samples not bit-identical%n", lpDiff, mismatched, samplesStraight.size());
+    assertEquals(0, mismatched, "samples whose log-probabilities differ (max by " + lpDiff + ")");
     Checkpoint a = store.load(RUN, 2);
     Checkpoint b = resumedStore.load(RUN, 2);
     Checkpoint start = store.load(RUN, 0);

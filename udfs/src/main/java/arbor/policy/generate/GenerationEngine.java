@@ -35,8 +35,10 @@ import java.util.concurrent.TimeUnit;
  *       left preempts the latest admitted sequence, which gives its blocks back and later
  *       prefills again (mostly from the prefix cache), its tokens and generator kept.
  * </ol>
- * Each sequence samples from its own seeded generator, so its tokens do not depend on its batch,
- * on the prefix cache or on preemption (its log-probabilities agree to float rounding).
+ * Each sequence samples from its own seeded generator, and the model computes every row the same
+ * way whatever batch it is in ({@link Qwen3Model#invariantAttention}, weight matmuls of at least
+ * {@link Qwen3Model#MIN_GEMM_ROWS} rows), so its tokens and log-probabilities are the same bits
+ * whatever its batch, whether its prefix came from the cache and whether it was preempted.
  *
  * <p>KV memory is {@link KvBlocks}: a fixed budget of fixed-size blocks. The prefix cache keys
  * full blocks by their tokens and everything before them, under a root that changes with the

@@ -14,6 +14,10 @@ import arbor.policy.model.Qwen3Model;
  * headDim) tensor with a mask: causal inside the row, nothing of the padding.
  *
  * <p>A decode step is the case of one token per row; a batched prefill, of up to a chunk per row.
+ *
+ * <p>The model attends over it batch-invariantly ({@link Qwen3Model#invariantAttention}): the
+ * gathered length is padded (with more trash blocks) to what that needs, and every position a
+ * row must not see is masked, so a row's result is the same in any batch.
  */
 final class PagedBatch implements Qwen3Model.KvSource {
 
@@ -34,12 +38,13 @@ final class PagedBatch implements Qwen3Model.KvSource {
     int bs = blocks.blockSize();
     int kvH = blocks.kvHeads();
     int tMax = 0;
-    int mb = 0;
+    int needed = 0;
     for (int i = 0; i < n; i++) {
       tMax = Math.max(tMax, counts[i]);
-      mb = Math.max(mb, (starts[i] + counts[i] + bs - 1) / bs);
+      needed = Math.max(needed, starts[i] + counts[i]);
     }
-    int s = mb * bs;
+    int s = keyLength(needed, bs);
+    int mb = s / bs;
     long[] row = new long[n * tMax * kvH];
     long[] off = new long[n * tMax * kvH];
     for (int i = 0; i < n; i++) {
@@ -81,6 +86,23 @@ final class PagedBatch implements Qwen3Model.KvSource {
     this.mask = work.create(m, new Shape(n, 1, 1, tMax, s));
     this.rows = n;
     this.positions = s;
+  }
+
+  /**
+   * Whole blocks covering {@code needed} positions, at least as many as invariant attention
+   * needs ({@link Qwen3Model#invariantKeyLength}).
+   */
+  static int keyLength(int needed, int blockSize) {
+    long s = needed;
+    do {
+      s = (Qwen3Model.invariantKeyLength(s) + blockSize - 1) / blockSize * blockSize;
+    } while (s != Qwen3Model.invariantKeyLength(s));
+    return Math.toIntExact(s);
+  }
+
+  @Override
+  public boolean batchInvariant() {
+    return true;
   }
 
   @Override

@@ -70,7 +70,41 @@ public final class Qwen3Model implements AutoCloseable {
 
     /** Additive mask broadcastable to (B, kvHeads, group, T, S): 0 = visible, MASKED = hidden. */
     NDArray mask();
+
+    /**
+     * Whether attention must give each row the bits it would get in any other batch
+     * ({@link #invariantAttention}): a generation cache, whose rows meet whatever batch is live.
+     * The key length S must then be at least {@link #MIN_KEYS} and, above {@link #KEY_CHUNK}, a
+     * multiple of it ({@link #invariantKeyLength}).
+     */
+    default boolean batchInvariant() {
+      return false;
+    }
   }
+
+  /**
+   * Rows a matmul with a weight always gets (fewer are padded with zero rows). Measured on this
+   * project's CPU libtorch (MKL): a row's result is the same bits for any row count from 16 up,
+   * whatever its position, and differs below (another kernel; at 768 x 2048, for every count
+   * from 1 to 15).
+   */
+  public static final int MIN_GEMM_ROWS = 16;
+
+  /** Query rows an attention matmul always gets: with fewer than 4, its result changes. */
+  public static final int MIN_ATTENTION_ROWS = 4;
+
+  /**
+   * The fewest key positions invariant attention runs over: libtorch's softmax over 16 or more
+   * entries gives the same bits whatever masked tail follows; over fewer, not.
+   */
+  public static final int MIN_KEYS = 16;
+
+  /**
+   * Key positions per probabilities-times-values matmul. Up to 384 positions, a zero tail leaves
+   * the matmul's sums unchanged (measured); beyond, MKL splits the sum where the length says, so
+   * longer keys run in chunks of this size whose results are added in position order.
+   */
+  public static final int KEY_CHUNK = 256;
 
   private Qwen3Model(ModelConfig config, NDManager manager, Map<String, NDArray> params,
       Map<String, TensorDtype> storedAs) {
@@ -263,7 +297,9 @@ public final class Qwen3Model implements AutoCloseable {
       x.attach(scope);
       NDArray[] qkv = queryKeyValue(i, x, cosSin);
       NDArray[] keysValues = kv.attend(i, qkv[1], qkv[2]);           // 2 x (B, nKv, S, D)
-      NDArray attn = attention(qkv[0], keysValues[0], keysValues[1], mask);
+      NDArray attn = kv.batchInvariant()
+          ? invariantAttention(qkv[0], keysValues[0], keysValues[1], mask)
+          : attention(qkv[0], keysValues[0], keysValues[1], mask);
       x = afterAttention(i, x, attn);                                // (B, T, hidden)
       x.attach(work);
       scope.close();
@@ -325,6 +361,77 @@ public final class Qwen3Model implements AutoCloseable {
         .reshape(b, t, (long) nH * d);
   }
 
+  /**
+   * The same attention, computed so that a query row's result does not depend on the other rows
+   * of its batch nor on how far its keys are padded: at least {@link #MIN_ATTENTION_ROWS} query
+   * rows per matmul (zero rows added), libtorch's own softmax (its sums ignore a masked tail of
+   * any length once there are {@link #MIN_KEYS} keys), and the values weighted in chunks of
+   * {@link #KEY_CHUNK} positions whose results are summed in order, so that masked positions,
+   * whether they are the row's causal future or its batch's padding, only ever add exact zeros.
+   * The keys' length S must be {@link #invariantKeyLength} of what the rows need.
+   */
+  public NDArray invariantAttention(NDArray q, NDArray keys, NDArray values, NDArray mask) {
+    long b = q.getShape().get(0);
+    long t = q.getShape().get(2);
+    long s = keys.getShape().get(2);
+    int nH = config.numHeads();
+    int nKv = config.numKvHeads();
+    int g = config.groupSize();
+    int d = config.headDim();
+    if (s != invariantKeyLength(s)) {
+      throw new IllegalArgumentException("invariant attention over " + s + " key positions; it"
+          + " needs at least " + MIN_KEYS + " and, above " + KEY_CHUNK + ", a multiple of it");
+    }
+    float scale = (float) (1.0 / Math.sqrt(d));
+    long bk = b * nKv;
+    long rows = (long) g * t;
+    long pad = Math.max(0, MIN_ATTENTION_ROWS - rows);
+    NDArray qg = padRows(q.mul(scale).reshape(bk, rows, d), pad);        // (B*nKv, m, D)
+    NDArray scores = qg.batchMatMul(keys.reshape(bk, s, d).transpose(0, 2, 1));
+    if (pad > 0) {
+      scores = scores.get(new NDIndex(":, 0:{}", rows));
+    }
+    NDArray probs = scores.reshape(b, nKv, g, t, s).add(mask).softmax(-1)
+        .reshape(bk, rows, s);
+    NDArray out = weightedValues(padRows(probs, pad), values.reshape(bk, s, d));
+    if (pad > 0) {
+      out = out.get(new NDIndex(":, 0:{}", rows));
+    }
+    return out.reshape(b, nH, t, d).transpose(0, 2, 1, 3).reshape(b, t, (long) nH * d);
+  }
+
+  /** The key length invariant attention needs to cover {@code positions} keys. */
+  public static long invariantKeyLength(long positions) {
+    long s = Math.max(positions, MIN_KEYS);
+    return s <= KEY_CHUNK ? s : (s + KEY_CHUNK - 1) / KEY_CHUNK * KEY_CHUNK;
+  }
+
+  /** probs (n, m, S) times values (n, S, D), in chunks of KEY_CHUNK positions summed in order. */
+  private static NDArray weightedValues(NDArray probs, NDArray values) {
+    long n = probs.getShape().get(0);
+    long m = probs.getShape().get(1);
+    long s = probs.getShape().get(2);
+    long d = values.getShape().get(2);
+    if (s <= KEY_CHUNK) {
+      return probs.batchMatMul(values);
+    }
+    long c = s / KEY_CHUNK;
+    NDArray p = probs.reshape(n, m, c, KEY_CHUNK).transpose(0, 2, 1, 3)
+        .reshape(n * c, m, KEY_CHUNK);
+    NDArray partial = p.batchMatMul(values.reshape(n * c, KEY_CHUNK, d)).reshape(n, c, m, d);
+    // cumsum adds in position order (a zero chunk changes nothing); its last entry is the sum.
+    return partial.cumSum(1).get(new NDIndex(":, -1"));
+  }
+
+  /** x (n, r, k) with {@code pad} zero rows appended along axis 1. */
+  private static NDArray padRows(NDArray x, long pad) {
+    if (pad == 0) {
+      return x;
+    }
+    Shape s = x.getShape();
+    return x.concat(x.getManager().zeros(new Shape(s.get(0), pad, s.get(2)), x.getDataType()), 1);
+  }
+
   /** The rest of a layer once attention is known: x + o(attn), then x + SwiGLU(RMSNorm(x)). */
   public NDArray afterAttention(int layer, NDArray x, NDArray attn) {
     Layer l = layers[layer];
@@ -381,9 +488,23 @@ public final class Qwen3Model implements AutoCloseable {
     }
   }
 
-  /** x W^T + b with W in HF's (out, in) layout; the result lives in x's manager. */
+  /**
+   * x W^T + b with W in HF's (out, in) layout; the result lives in x's manager. Fewer than
+   * {@link #MIN_GEMM_ROWS} rows are padded with zero rows, so a row gets the same bits in a
+   * decode step of 1, 3 or 64 sequences and in a prefill chunk.
+   */
   private static NDArray linear(NDArray x, NDArray weight, NDArray bias) {
-    return x.getNDArrayInternal().linear(x, weight, bias).singletonOrThrow();
+    Shape shape = x.getShape();
+    long in = shape.getLastDimension();
+    long rows = shape.size() / in;
+    if (rows >= MIN_GEMM_ROWS) {
+      return x.getNDArrayInternal().linear(x, weight, bias).singletonOrThrow();
+    }
+    NDArray padded = x.reshape(rows, in).concat(
+        x.getManager().zeros(new Shape(MIN_GEMM_ROWS - rows, in), x.getDataType()), 0);
+    NDArray out = padded.getNDArrayInternal().linear(padded, weight, bias).singletonOrThrow();
+    return out.get(new NDIndex("0:{}", rows))
+        .reshape(shape.slice(0, shape.dimension() - 1).add(weight.getShape().get(0)));
   }
 
   private static NDArray linear(NDArray x, NDArray weight) {
