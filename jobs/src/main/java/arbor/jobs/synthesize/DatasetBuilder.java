@@ -6,6 +6,7 @@ import arbor.conf.SynthesisSettings;
 import arbor.jobs.JobContext;
 import arbor.synthesis.Embed;
 import arbor.synthesis.Evidence;
+import arbor.synthesis.EvidenceParagraphs;
 import arbor.synthesis.Grouping;
 import arbor.synthesis.LlmGenerator;
 import arbor.synthesis.Queries;
@@ -216,11 +217,15 @@ public final class DatasetBuilder {
 
   /**
    * Adds each query's split ({@link SplitPlan}: whole groups, no question or evidence paragraph in
-   * two splits); the queries it cannot place without a leak are left out, their reasons in {@code dropped}.
+   * two splits, a paragraph being the whole clean paragraph that holds the evidence:
+   * {@link EvidenceParagraphs}); the queries it cannot place without a leak are left out, their
+   * reasons in {@code dropped}.
    */
   private Dataset<Row> withSplits(Dataset<Row> queries, Map<String, String> dropped) {
     List<SplitPlan.Candidate> candidates = new ArrayList<>();
-    for (Row r : queries.select("query_id", "group_id", "question", "evidence").collectAsList()) {
+    Dataset<Row> papers = warehouse.read(Table.PAPERS);
+    for (Row r : EvidenceParagraphs.widen(queries.select("query_id", "group_id", "question", "evidence"), papers)
+        .select("query_id", "group_id", "question", "evidence").collectAsList()) {
       candidates.add(new SplitPlan.Candidate(r.getString(0), r.getString(1), SplitPlan.keys(r.getString(2), evidence(r.getList(3)))));
     }
     Map<String, String> taken = new HashMap<>();
@@ -228,7 +233,8 @@ public final class DatasetBuilder {
     if (warehouse.exists(Table.QUERIES)) {
       Dataset<Row> old = warehouse.read(Table.QUERIES);
       existing = counts(old, "split");
-      for (Row r : old.select("question", "evidence", "split").collectAsList()) {
+      for (Row r : EvidenceParagraphs.widen(old.select("query_id", "question", "evidence", "split"), papers)
+          .select("question", "evidence", "split").collectAsList()) {
         for (String key : SplitPlan.keys(r.getString(0), evidence(r.getList(1)))) taken.putIfAbsent(key, r.getString(2));
       }
     }
