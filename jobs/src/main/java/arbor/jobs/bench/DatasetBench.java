@@ -22,6 +22,7 @@ import arbor.synthesis.EvidenceCheck;
 import arbor.synthesis.GenerateQueries;
 import arbor.synthesis.GroupContext;
 import arbor.synthesis.HumanGenerator;
+import arbor.synthesis.LlmGenerator;
 import arbor.synthesis.LiteralShortcut;
 import arbor.synthesis.OfflineGenerator;
 import arbor.synthesis.Query;
@@ -83,6 +84,13 @@ final class DatasetBench implements Benchmark {
     Map<String, QueryGenerator> generators = new LinkedHashMap<>();
     generators.put(OfflineGenerator.NAME, new OfflineGenerator(c.synthesis().offline(), c.synthesis().seed()));
     generators.put(HumanGenerator.NAME, new HumanGenerator());
+    // The llm generator needs an endpoint, so it is measured only where the configuration asks for it.
+    if (c.synthesis().generators().contains(LlmGenerator.NAME)) {
+      generators.put(LlmGenerator.NAME, new LlmGenerator(c.synthesis().llm(), LlmGenerator.apiKey(c.synthesis().llm())));
+    } else {
+      out.println("bench dataset: the llm generator is not measured: synthesis.generators has no llm (add it, with"
+          + " synthesis.llm.base_url and model, to include the endpoint's questions)");
+    }
     Map<String, Figures> results = new LinkedHashMap<>();
     try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits())) {
       TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), c.rlm().loadPrompts(),
@@ -90,6 +98,8 @@ final class DatasetBench implements Benchmark {
       for (var g : generators.entrySet()) {
         results.put(g.getKey(), measure(g.getValue(), groups, c.synthesis().queriesPerGroup(), k, expertSample, examples, runner, out));
       }
+    } finally {
+      for (QueryGenerator g : generators.values()) if (g instanceof AutoCloseable closeable) closeable.close();
     }
     double ownPaper = ownPaperBm25(qasper, papers, k);
 
@@ -116,6 +126,15 @@ final class DatasetBench implements Benchmark {
     figures.put("expert_span_f1_human", round(human.expertSpanF1()));
     figures.put("located_share_offline", offline.checked() == 0 ? null : round((double) offline.located() / offline.checked()));
     figures.put("located_share_human", human.checked() == 0 ? null : round((double) human.located() / human.checked()));
+    Figures llm = results.get(LlmGenerator.NAME);
+    if (llm != null) {
+      figures.put("queries_llm", llm.queries());
+      figures.put("bm25_f1_llm", round(llm.bm25F1()));
+      figures.put("bm25_ratio_llm_to_human", human.bm25F1() == 0 ? null : round(llm.bm25F1() / human.bm25F1()));
+      figures.put("literal_shortcut_share_llm", round(llm.shortcutShare()));
+      figures.put("expert_span_f1_llm", round(llm.expertSpanF1()));
+      figures.put("located_share_llm", llm.checked() == 0 ? null : round((double) llm.located() / llm.checked()));
+    }
     return figures;
   }
 
