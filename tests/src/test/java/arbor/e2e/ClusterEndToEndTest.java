@@ -53,7 +53,6 @@ class ClusterEndToEndTest {
   private static final int PAPERS = 24;
   private static final int QUERIES_PER_STEP = 12;
   private static final Path JAR = TestEnv.REPO.resolve("jobs/target/arbor-jobs.jar");
-  private static final Path FLAGS = TestEnv.REPO.resolve("jobs/target/classes/arbor-jvm.options");
   private final Path root = TestEnv.WORK.resolve("cluster-e2e");
   private final Path cluster = root.resolve("cluster");
   private final Path driverDir = root.resolve("driver");
@@ -61,7 +60,7 @@ class ClusterEndToEndTest {
 
   @BeforeAll
   void startTheCluster() throws Exception {
-    Assumptions.assumeTrue(Files.isRegularFile(JAR) && Files.isRegularFile(FLAGS),
+    Assumptions.assumeTrue(Files.isRegularFile(JAR) && Files.isRegularFile(ChildJvm.FLAGS),
         "no jobs jar at " + JAR + " (mvn package builds it before this module's tests): cluster test skipped");
     if (Files.exists(cluster)) script("stop");
     arbor.jobs.FileTrees.delete(root);
@@ -85,12 +84,8 @@ class ClusterEndToEndTest {
   }
 
   private Process driver(Path log, String classPath, String mainClass, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of(Files.readString(FLAGS).strip().split("\\s+")));
-    cmd.addAll(List.of("-Xmx1g", "-Djava.io.tmpdir=" + root.resolve("tmp"),
-        "-Dlog4j2.configurationFile=" + cluster.resolve("log4j2.properties"), "-cp", classPath, mainClass));
-    cmd.addAll(List.of(args));
+    List<String> cmd = ChildJvm.command(List.of("-Xmx1g", "-Djava.io.tmpdir=" + root.resolve("tmp"),
+        "-Dlog4j2.configurationFile=" + cluster.resolve("log4j2.properties")), classPath, mainClass, List.of(args));
     Files.createDirectories(root.resolve("tmp"));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(driverDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
@@ -186,7 +181,7 @@ class ClusterEndToEndTest {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
       while (true) {
         String sofar = Files.readString(log);
-        if (hasParquet(staging) && runsATask(cluster.resolve("worker-1/work"))) break;
+        if (TestEnv.hasParquet(staging) && runsATask(cluster.resolve("worker-1/work"))) break;
         assertTrue(driver.isAlive(), "the driver ended before worker 1 could be killed:\n" + sofar);
         assertTrue(!sofar.contains("step 1/1"), "the step ended before worker 1 could be killed:\n" + sofar);
         assertTrue(System.nanoTime() < deadline, "no rollout output in 15 minutes:\n" + sofar);
@@ -223,15 +218,6 @@ class ClusterEndToEndTest {
     assertEquals(List.of(0L, 1L), store.steps("cluster", arbor.policy.checkpoint.TableVersion.LATEST));
     // Both workers' executors ran tasks, in their own folders.
     assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the step's tasks");
-  }
-
-  private static boolean hasParquet(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) return false;
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files.anyMatch(f -> f.getFileName().toString().endsWith(".parquet"));
-    } catch (java.io.UncheckedIOException e) {
-      return false; // a task's folder moved as we walked: the next poll sees it
-    }
   }
 
   private static boolean runsATask(Path workDir) throws IOException {

@@ -26,17 +26,23 @@ public final class TestEnv {
   public static final Path WORK = REPO.resolve("target/test-data");
   static final List<String> REAL_PACKAGES = List.of("r-cran-tsp", "r-cran-dbscan", "r-cran-sandwich");
 
+  /**
+   * The session's settings; a job started in a JVM of its own gets them too (with a local dir of
+   * its own), so that it plans and computes as the in-process jobs it is compared with.
+   */
+  static final List<String> SPARK_SETTINGS = List.of(
+      "spark.master=local[2,2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"),
+      // Expressions evaluated without generated code: the same operators and results, and
+      // on these tests' few rows no Janino compile per query (measured: RefreshEndToEndTest
+      // 106 s -> 75 s on an idle 2-core machine). The jobs keep Spark's default.
+      "spark.extra.\"spark.sql.codegen.wholeStage\"=false",
+      "spark.extra.\"spark.sql.codegen.factoryMode\"=NO_CODEGEN");
+
   private static SparkSession spark;
 
   public static synchronized SparkSession spark() {
     if (spark == null) {
-      spark = Sessions.open(ConfigLoader.load(List.of(), List.of(
-          "spark.master=local[2,2]", "spark.shuffle_partitions=2", "spark.local_dir=" + WORK.resolve("spark"),
-          // Expressions evaluated without generated code: the same operators and results, and
-          // on these tests' few rows no Janino compile per query (measured: RefreshEndToEndTest
-          // 106 s -> 75 s on an idle 2-core machine). The jobs keep Spark's default.
-          "spark.extra.\"spark.sql.codegen.wholeStage\"=false",
-          "spark.extra.\"spark.sql.codegen.factoryMode\"=NO_CODEGEN")).spark());
+      spark = Sessions.open(ConfigLoader.load(List.of(), SPARK_SETTINGS).spark());
     }
     return spark;
   }
@@ -78,6 +84,16 @@ public final class TestEnv {
     if (Files.isDirectory(QASPER.resolve("papers"))) return QASPER;
     System.out.println("shared QASPER data absent at " + QASPER + ": using generated stand-ins");
     return null;
+  }
+
+  /** Whether a Parquet file (a finished one or one a task is writing) lies anywhere under {@code dir}. */
+  static boolean hasParquet(Path dir) throws java.io.IOException {
+    if (!Files.isDirectory(dir)) return false;
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      return files.anyMatch(f -> f.getFileName().toString().endsWith(".parquet"));
+    } catch (java.io.UncheckedIOException e) {
+      return false; // a task's folder moved as we walked: the next poll sees it
+    }
   }
 
   /** Runs a job in-process; returns its exit code and what it printed. */

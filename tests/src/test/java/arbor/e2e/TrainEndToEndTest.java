@@ -1,33 +1,28 @@
 package arbor.e2e;
 
+import static arbor.e2e.TrainFixture.duplicates;
+import static arbor.e2e.TrainFixture.rows;
+import static arbor.e2e.TrainFixture.train;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.lit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.checkpoints.CheckpointStore;
 import arbor.conf.ArborConfig;
-import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
-import arbor.jobs.train.TrainJob;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.model.HostTensor;
 import arbor.rlm.runtime.RlmRuntime;
-import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -37,28 +32,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * {@code arbor train} on local Spark, real Delta and the tiny djl model: two steps end to end,
- * evaluated on the validation split before and after (train.eval_every); a run that crashed in step 2 after its rewards were written, refused a restart without
+ * {@code arbor train} on local Spark, real Delta and the tiny djl model: two steps end to end;
+ * a run that crashed in step 2 after its rewards were written, refused a restart without
  * {@code --resume} and was resumed ends with the same step-2 checkpoint as a run that never
  * stopped.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TrainEndToEndTest {
-  private static final String RUN = "r";
-  private static final List<Table> STEP_TABLES = List.of(Table.ROLLOUT_NODES, Table.ROLLOUT_TURNS, Table.REWARDS,
-      Table.SAMPLES, Table.METRICS);
+  private static final String RUN = TrainFixture.RUN;
+  private static final List<Table> STEP_TABLES = TrainFixture.STEP_TABLES;
 
   private Path root;
-  private Path model;
   private SparkSession spark;
 
   @BeforeAll
   void setUp() throws Exception {
     spark = TestEnv.spark();
     root = TestEnv.WORK.resolve("train-e2e");
-    arbor.jobs.FileTrees.delete(root);
-    model = root.resolve("tiny-model");
-    TinyCorpus.student(model);
   }
 
   @AfterAll
@@ -66,65 +56,16 @@ class TrainEndToEndTest {
     RlmRuntime.closeShared();
   }
 
-  /** A warehouse with the tiny corpus, its two queries in the train split. */
-  private ArborConfig warehouse(String name, int steps, String... extra) {
-    String wh = root.resolve(name).toString();
-    List<String> sets = new ArrayList<>(List.of("rollouts.policy=djl", "rollouts.sandbox=in_process",
-        "policy.djl.model_dir=" + model, "policy.djl.sampling.max_new_tokens=12", "rlm.max_turns=2",
-        "rollouts.samples=2", "rlm.prompts=reduced", "train.queries_per_step=2", "train.steps=" + steps,
-        "train.progress_seconds=5",
-        // A large lr and decay, so that two steps move the tiny model's weights past float noise.
-        "learner.lr=1e-3", "learner.weight_decay=1.0"));
-    sets.addAll(List.of(extra));
-    ArborConfig config = TrainingStepEndToEndTest.config(wh, sets.toArray(String[]::new));
-    Warehouse w = new Warehouse(spark, wh);
-    if (!w.exists(Table.QUERIES)) {
-      TinyCorpus corpus = TinyCorpus.of(spark);
-      corpus.papers().write().format("delta").save(w.path(Table.PAPERS));
-      corpus.groups().write().format("delta").save(w.path(Table.PAPER_GROUPS));
-      corpus.queries().withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("train"))
-          .write().format("delta").save(w.path(Table.QUERIES));
-    }
-    return config;
-  }
-
-  /** Runs {@code arbor train} in-process; returns what it printed. */
-  private String train(ArborConfig config, Consumer<Table> beforeWrite, String... args) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (JobContext context = new JobContext("train", config, List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8))) {
-      context.beforeEachWrite(beforeWrite);
-      try {
-        assertEquals(0, new TrainJob().run(context));
-      } finally {
-        System.out.print(out.toString(StandardCharsets.UTF_8));
-        // A driver that ends takes its executors' runtime with it (and the next run, in another
-        // warehouse, needs a model holder over its own checkpoints table).
-        RlmRuntime.closeShared();
-      }
-    }
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private long rows(Warehouse w, Table t, long step) {
-    return w.read(t).where(col(Cols.RUN_ID).equalTo(RUN).and(col(Cols.STEP).equalTo(step))).count();
-  }
-
-  /** Keys that occur more than once in a step table (a rerun that appended instead of replacing). */
-  private long duplicates(Warehouse w, Table t) {
-    return w.read(t).groupBy(t.keys.stream().map(k -> col(k)).toArray(org.apache.spark.sql.Column[]::new))
-        .count().where(col("count").gt(1)).count();
-  }
-
   @Test
   void twoStepsEndToEndAndAResumedCrashedRunEndsWithTheSameCheckpoint() throws Exception {
-    // Uninterrupted: two steps, evaluated before the first and after the second (eval_every 2)
-    // on one validation query; the resumed run below has none and is not evaluated.
-    ArborConfig straight = warehouse("straight", 2, "train.eval_every=2");
-    Warehouse w = new Warehouse(spark, straight.warehouse());
-    TinyCorpus.of(spark).queries().where(col(Queries.QUERY_ID).equalTo("q1")).withColumn(Queries.QUERY_ID, lit("v1"))
-        .withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("validation")).write().format("delta").mode("append").save(w.path(Table.QUERIES));
-    String console = train(straight, t -> {}, "--run", RUN);
+    // Uninterrupted: two steps (the fixture's run, shared with DriverKillEndToEndTest), evaluated
+    // before the first and after the second (eval_every 2) on one validation query; the resumed
+    // run below has none and is not evaluated.
+    TrainFixture.Straight uninterrupted = TrainFixture.straight();
+    ArborConfig straight = uninterrupted.config();
+    String console = uninterrupted.console();
     assertTrue(console.contains("step 1/2") && console.contains("step 2/2"), console);
+    Warehouse w = new Warehouse(spark, straight.warehouse());
     assertTrue(console.indexOf("evaluated policy v0") >= 0 && console.indexOf("evaluated policy v0") < console.indexOf("step 1/2")
         && console.indexOf("evaluated policy v2") > console.indexOf("step 2/2") && !console.contains("evaluated policy v1"), console);
     String evalRun = RUN + "-eval-djl-validation";
@@ -156,7 +97,7 @@ class TrainEndToEndTest {
         .collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toSet()), "step 1 rolls out version 1");
 
     // Interrupted: a driver that crashes in step 2 after writing its rewards, then a resume.
-    ArborConfig both = warehouse("resumed", 2);
+    ArborConfig both = TrainFixture.prepare(root);
     int[] samplesWrites = {0};
     var crash = assertThrows(IllegalStateException.class, () -> train(both, t -> {
       if (t == Table.SAMPLES && ++samplesWrites[0] == 2) {
