@@ -95,6 +95,10 @@ class WorkerPoolTest {
       // Retired, not killed: it takes no new REPL, and the runaway computes on idle CPU time only.
       assertFalse(pool.workerPids().contains(pid));
       assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the retired worker serves on");
+      // The worker demotes the thread once its own interrupt grace has passed, which it counts
+      // from the interrupt's arrival: a moment after the host has given the cell up.
+      long demotedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (idleThreads(pid) < 1 && System.nanoTime() < demotedBy) sleep(100);
       assertTrue(idleThreads(pid) >= 1, "the runaway's thread runs at idle priority");
       try (SandboxSession fresh = pool.open(CONTEXT, HostBridge.NONE)) {
         assertEquals("2\n", fresh.execute("print(1 + 1)").stdout());
