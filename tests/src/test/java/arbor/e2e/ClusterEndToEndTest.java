@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.sum;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.ingest.TestPdfs;
@@ -43,7 +44,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * all), worker 1 and its executor are killed: the job must still finish with every paper
  * exactly once. Then one {@code train} step over those papers (a tiny djl student that exists only
  * in the driver's folder, so executors must load it from the checkpoints table) runs on a fresh
- * pair of workers, and worker 1 is killed again while its rollouts run: every tree is written
+ * pair of workers, and worker 1 is killed again while a rollout task runs on it (its executor's
+ * log shows the attempt started, not ended; another attempt ends on worker 2): every tree is written
  * exactly once with all its nodes and turns, every root judged, every turn a sample, and the
  * learner's step-1 checkpoint is in the warehouse.
  */
@@ -174,20 +176,26 @@ class ClusterEndToEndTest {
         "--set", "policy.djl.sampling.max_new_tokens=12", "--set", "train.steps=1",
         "--set", "train.queries_per_step=" + QUERIES_PER_STEP, "--set", "train.progress_seconds=1", "--run", "cluster");
     int trees = QUERIES_PER_STEP * 2;
+    Path worker1 = cluster.resolve("worker-1/work");
+    List<RolloutAttempt> lost;
     try {
-      // Kill worker 1 while rollouts run: a rollout task has written trees into the step's
-      // staging folder (the Rollouts stage's first output), the step has not ended.
+      // Kill worker 1 while rollouts run: trees are being written into the step's staging
+      // folder (the Rollouts stage's output), and worker 1's executor has started a rollout
+      // task it has not ended (RunTrees logs both).
       Path staging = driverDir.resolve("warehouse/_staging/rollouts");
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
       while (true) {
         String sofar = Files.readString(log);
-        if (TestEnv.hasParquet(staging) && runsATask(cluster.resolve("worker-1/work"))) break;
+        if (TestEnv.hasParquet(staging) && !rolloutsInFlight(worker1).isEmpty()) break;
         assertTrue(driver.isAlive(), "the driver ended before worker 1 could be killed:\n" + sofar);
         assertTrue(!sofar.contains("step 1/1"), "the step ended before worker 1 could be killed:\n" + sofar);
         assertTrue(System.nanoTime() < deadline, "no rollout output in 15 minutes:\n" + sofar);
         Thread.sleep(100);
       }
       script("kill-worker", "1");
+      // The dead executor's log is final: what it shows started and not ended died with it.
+      lost = rolloutsInFlight(worker1);
+      assertFalse(lost.isEmpty(), "no rollout task was in flight on worker 1 when it was killed");
       assertTrue(driver.waitFor(25, TimeUnit.MINUTES), "the train driver did not finish in 25 minutes");
     } finally {
       driver.destroyForcibly();
@@ -202,6 +210,19 @@ class ClusterEndToEndTest {
     var roots = nodes.filter(col(RolloutNodes.PARENT_ID).isNull());
     assertEquals(trees, roots.count(), "one root per query and sample");
     assertEquals(trees, roots.select(Cols.QUERY_ID, Cols.SAMPLE).distinct().count(), "no tree twice");
+    // The attempts killed mid-rollout ran again on worker 2 (another attempt of the same task),
+    // and their trees are in the table.
+    Set<String> written = new TreeSet<>();
+    for (Row r : roots.select(Cols.QUERY_ID, Cols.SAMPLE).collectAsList()) written.add(r.getString(0) + "#" + r.getInt(1));
+    String worker2 = rolloutLog(cluster.resolve("worker-2/work"));
+    for (RolloutAttempt a : lost) {
+      Matcher m = Pattern.compile("rollouts: task " + a.partition() + "\\.\\d+ in stage " + a.stage()
+          + "\\.\\d+ \\(TID (\\d+)\\) ended").matcher(worker2);
+      boolean rerun = false;
+      while (m.find()) rerun |= Long.parseLong(m.group(1)) != a.tid();
+      assertTrue(rerun, "the rollout task killed on worker 1 (" + a + ") was not run again on worker 2");
+      assertTrue(written.containsAll(a.trees()), "the killed task's trees " + a.trees() + " are not all written");
+    }
     assertEquals(nodes.count(), nodes.select(Cols.NODE_ID).distinct().count(), "no node twice");
     long turnRows = turns.count();
     long turnsOfNodes = nodes.agg(sum(RolloutNodes.TURNS)).first().getLong(0);
@@ -218,6 +239,43 @@ class ClusterEndToEndTest {
     assertEquals(List.of(0L, 1L), store.steps("cluster", arbor.policy.checkpoint.TableVersion.LATEST));
     // Both workers' executors ran tasks, in their own folders.
     assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the step's tasks");
+  }
+
+  /** A rollout task attempt as RunTrees logs it on its executor. */
+  private record RolloutAttempt(int partition, int stage, long tid, List<String> trees) {}
+
+  private static final Pattern ROLLOUT_STARTED =
+      Pattern.compile("rollouts: task (\\d+)\\.\\d+ in stage (\\d+)\\.\\d+ \\(TID (\\d+)\\) runs \\d+ trees \\[(.*)\\]");
+  private static final Pattern ROLLOUT_ENDED = Pattern.compile("rollouts: task \\d+\\.\\d+ in stage \\d+\\.\\d+ \\(TID (\\d+)\\) ended");
+
+  /** The rollout task attempts that the executors under {@code workDir} started and did not end. */
+  private static List<RolloutAttempt> rolloutsInFlight(Path workDir) throws IOException {
+    String logs = rolloutLog(workDir);
+    Set<Long> ended = new TreeSet<>();
+    for (Matcher m = ROLLOUT_ENDED.matcher(logs); m.find(); ) ended.add(Long.parseLong(m.group(1)));
+    List<RolloutAttempt> out = new ArrayList<>();
+    for (Matcher m = ROLLOUT_STARTED.matcher(logs); m.find(); ) {
+      long tid = Long.parseLong(m.group(3));
+      if (!ended.contains(tid)) {
+        out.add(new RolloutAttempt(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), tid,
+            List.of(m.group(4).split(", "))));
+      }
+    }
+    return out;
+  }
+
+  /** The executors' logs under {@code workDir}, together. */
+  private static String rolloutLog(Path workDir) throws IOException {
+    if (!Files.isDirectory(workDir)) return "";
+    StringBuilder all = new StringBuilder();
+    try (Stream<Path> files = Files.walk(workDir)) {
+      for (Path f : files.filter(p -> p.getFileName().toString().equals("stderr")).toList()) {
+        all.append(Files.readString(f, StandardCharsets.UTF_8)).append('\n');
+      }
+    } catch (java.io.UncheckedIOException e) {
+      return ""; // an executor's folder appeared as we walked: the next poll sees it
+    }
+    return all.toString();
   }
 
   private static boolean runsATask(Path workDir) throws IOException {

@@ -71,7 +71,9 @@ class NotebooksTest {
           break;
         }
       }
-      assertTrue(firstCode.contains("Notebook.open(System.getenv(\"ARBOR_REPO\"))"), nb + ": first code cell opens the session");
+      // Overrides may follow the checkout (04 runs policies with the demo's generation sizes).
+      assertTrue(firstCode.matches("(?s).*Notebook\\.open\\(System\\.getenv\\(\"ARBOR_REPO\"\\)[,)].*"),
+          nb + ": first code cell opens the session");
     }
   }
 

@@ -32,7 +32,6 @@ import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -121,7 +120,7 @@ public final class SftJob implements Job {
     Map<String, Double> metrics = new LinkedHashMap<>();
     metrics.put("sft.trees_kept", (double) kept);
     metrics.put("sft.trees_dropped", (double) droppedTotal);
-    try (PolicyModel student = HfModelFolder.load(Path.of(base.policy().djl().modelDir()), Device.cpu())) {
+    try (PolicyModel student = HfModelFolder.load(arbor.policy.holder.RemoteModelFolder.local(base.policy().djl().modelDir()), Device.cpu())) {
       TeacherTurns render = new TeacherTurns(student);
       List<ResponseSample> samples = new ArrayList<>();
       long tooLong = 0;

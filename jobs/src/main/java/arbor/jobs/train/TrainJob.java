@@ -13,13 +13,13 @@ import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.OptimizerState;
 import arbor.policy.holder.DeltaCheckpointSource;
 import arbor.policy.holder.PolicyVersions;
+import arbor.policy.holder.RemoteModelFolder;
 import arbor.policy.holder.RunCheckpoints;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
 import arbor.policy.model.Qwen3Model;
 import arbor.training.TrainingStep;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 
@@ -147,7 +147,7 @@ public final class TrainJob implements Job {
       throw new UsageError("train: run '" + runId + "' has no step-0 checkpoint (sft writes one) and"
           + " policy.djl.model_dir is not set; set it to a Hugging Face folder, or run sft first");
     }
-    try (PolicyModel initial = HfModelFolder.load(Path.of(dir), Device.cpu())) {
+    try (PolicyModel initial = HfModelFolder.load(RemoteModelFolder.local(dir), Device.cpu())) {
       store.save(runId, 0, initial, OptimizerState.NONE, new byte[0], java.util.Map.of());
     }
     context.out().printf("train: run %s starts from %s (saved as its step-0 checkpoint)%n", runId, dir);

@@ -10,7 +10,8 @@ import java.nio.file.Path;
 /**
  * Checkpoints as Hugging Face folders. With {@code perRun} false every key loads {@code root}
  * (the base model before any training step); otherwise key (run, v) loads
- * {@code root/<run>/v<version>}.
+ * {@code root/<run>/v<version>}. The root is a local path or any Hadoop URI
+ * ({@link RemoteModelFolder}).
  */
 public record HfFolderSource(String root, boolean perRun) implements CheckpointSource,
     Serializable {
@@ -23,13 +24,13 @@ public record HfFolderSource(String root, boolean perRun) implements CheckpointS
     return new HfFolderSource(root.toString(), true);
   }
 
-  public Path folder(CheckpointKey key) {
-    Path r = Path.of(root);
-    return perRun ? r.resolve(key.runId()).resolve("v" + key.version()) : r;
+  /** The folder of {@code key}: a local path, or a Hadoop URI. */
+  public String folder(CheckpointKey key) {
+    return perRun ? root + "/" + key.runId() + "/v" + key.version() : root;
   }
 
   @Override
   public PolicyModel load(CheckpointKey key, Device device) throws IOException {
-    return HfModelFolder.load(folder(key), device);
+    return HfModelFolder.load(RemoteModelFolder.local(folder(key)), device);
   }
 }

@@ -5,7 +5,6 @@ import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
 import java.io.IOException;
 import java.io.Serializable;
-import java.nio.file.Path;
 
 /**
  * The policy by version: version 0 is the base model (the configured Hugging Face folder) in every
@@ -34,7 +33,7 @@ public record PolicyVersions(String baseModelDir, CheckpointSource trained) impl
       if (baseModelDir == null || baseModelDir.isBlank()) {
         throw new IOException("the djl policy needs a model: set policy.djl.model_dir to a Hugging Face folder");
       }
-      return HfModelFolder.load(Path.of(baseModelDir), device);
+      return HfModelFolder.load(RemoteModelFolder.local(baseModelDir), device);
     }
     if (trained == null) {
       throw new IOException("policy version " + key.version() + " of run " + key.runId()

@@ -19,6 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The executor side of the rollout stage: {@link TreeRows#TASK} rows in, {@link TreeRows#TREE}
@@ -28,6 +30,8 @@ import org.apache.spark.sql.Row;
  * a failed task.
  */
 public final class RunTrees implements MapPartitionsFunction<Row, Row> {
+  private static final Logger LOG = LoggerFactory.getLogger(RunTrees.class);
+
   private final ArborConfig config;
   private final CheckpointSource checkpoints;
   private final TaskProbe probe;
@@ -58,6 +62,12 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     TaskContext task = TaskContext.get();
     int partition = task == null ? 0 : task.partitionId();
     int attempt = task == null ? 0 : task.attemptNumber();
+    // Which trees ran in which task attempt, in the executor's log: after a lost executor, its
+    // log shows the trees it was running, and another's log their retry.
+    String attemptName = task == null ? "outside Spark" : "task " + partition + "." + attempt + " in stage "
+        + task.stageId() + "." + task.stageAttemptNumber() + " (TID " + task.taskAttemptId() + ")";
+    LOG.info("rollouts: {} runs {} trees {}", attemptName, in.size(),
+        in.stream().map(r -> r.getAs(QUERY_ID) + "#" + r.getAs(SAMPLE)).toList());
     RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), checkpoints, System.getenv());
     Row first = in.getFirst();
     RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(TreeRows.POLICY_RUN),
@@ -94,6 +104,9 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
         }
         Row row = trees.get(next++).join();
         probe.treeEnded(partition, attempt, next);
+        if (next == trees.size()) {
+          LOG.info("rollouts: {} ended its {} trees", attemptName, trees.size());
+        }
         return row;
       }
     };

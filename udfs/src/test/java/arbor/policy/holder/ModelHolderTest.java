@@ -113,6 +113,33 @@ class ModelHolderTest {
   }
 
   @Test
+  void theBaseModelLoadsFromAHadoopUriAndAMissingOneIsNamed() throws IOException {
+    // Version 0 is policy.djl.model_dir; a file: URI goes through Hadoop's file systems (a plain
+    // Path.of would take "file:" for part of a relative path).
+    Path v1 = root.resolve("run").resolve("v1");
+    String uri = v1.toUri().toString();
+    ModelHolder holder = new ModelHolder(Device.cpu(), new PolicyVersions(uri, null), new GenerationEngine.Options(4, 32));
+    try (ModelHolder.Lease lease = holder.acquire(PolicyVersions.key("any-run", 0));
+        PolicyModel direct = arbor.policy.model.HfModelFolder.load(v1, Device.cpu())) {
+      assertEquals(direct.config(), lease.policy().config());
+      var fromUri = lease.policy().model().toHostTensors();
+      var fromPath = direct.model().toHostTensors();
+      assertEquals(fromPath.size(), fromUri.size());
+      for (int i = 0; i < fromPath.size(); i++) {
+        assertEquals(fromPath.get(i).name(), fromUri.get(i).name());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(fromPath.get(i).values(), fromUri.get(i).values());
+      }
+      assertEquals(2, lease.engine().generate(new int[] {1, 2}, SamplingParams.greedy(2, Set.of())).tokenIds().length);
+    } finally {
+      holder.close();
+    }
+    String missing = root.resolve("no-such-model").toUri().toString();
+    ModelHolder none = new ModelHolder(Device.cpu(), new PolicyVersions(missing, null), GenerationEngine.Options.defaults());
+    var e = assertThrows(RuntimeException.class, () -> none.acquire(PolicyVersions.key("any-run", 0)));
+    assertEquals(true, e.getMessage().contains(missing) && e.getMessage().contains("does not exist"), e.getMessage());
+  }
+
+  @Test
   void oneDeviceServesOneSourcePerJvm() {
     var opts = GenerationEngine.Options.defaults();
     ModelHolder a = ModelHolder.shared(Device.cpu(), HfFolderSource.fixed(root), opts);
