@@ -46,6 +46,12 @@ class JudgeTest {
     return JSON.writeValueAsString(List.of(spans));
   }
 
+  /** The rubric judge against the loopback {@code server}: no key, temperature 0, 20 ms backoff. */
+  static RubricSettings rubric(HttpServer server, double timeoutSeconds, int attempts) {
+    return new RubricSettings("http://127.0.0.1:" + server.getAddress().getPort() + "/v1", "judge", "", 0.0, 128,
+        timeoutSeconds, attempts, 20, ResponseFormat.JSON_SCHEMA, "../conf/judge/rubric.md", 4000);
+  }
+
   /** Requests of the root being judged in flight at the loopback rubric endpoint, and their most at once. */
   static final AtomicInteger IN_FLIGHT = new AtomicInteger();
   static final AtomicInteger MOST_IN_FLIGHT = new AtomicInteger();
@@ -135,8 +141,7 @@ class JudgeTest {
   void aRubricEndpointThatErrorsTimesOutOrAnswersGarbageNeverFailsTheStepAndTheRowsSaySo() throws Exception {
     HttpServer server = rubricServer();
     try {
-      RubricSettings rubric = new RubricSettings("http://127.0.0.1:" + server.getAddress().getPort() + "/v1", "judge", "",
-          0.0, 128, 3, 2, 20, ResponseFormat.JSON_SCHEMA, "../conf/judge/rubric.md", 4000);
+      RubricSettings rubric = rubric(server, 3, 2);
       Trees t = new Trees("run", 1, 1);
       Map<String, String> rootOf = new HashMap<>();
       for (String q : List.of("fine", "errors", "slow", "garbage")) rootOf.put(q, t.root(q, 0, "final", "djl", answer(EVIDENCE)));
@@ -170,8 +175,7 @@ class JudgeTest {
   void endpointCallsInFlightNeverExceedTheJudgesConcurrencyAcrossTheTasksOfAnExecutor() throws Exception {
     HttpServer server = rubricServer();
     try {
-      RubricSettings rubric = new RubricSettings("http://127.0.0.1:" + server.getAddress().getPort() + "/v1", "judge", "",
-          0.0, 128, 10, 1, 20, ResponseFormat.JSON_SCHEMA, "../conf/judge/rubric.md", 4000);
+      RubricSettings rubric = rubric(server, 10, 1);
       Trees t = new Trees("run", 1, 1);
       List<String[]> queries = new java.util.ArrayList<>();
       for (int q = 0; q < 8; q++) {

@@ -15,6 +15,7 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.policy.checkpoint.OptimizerState;
+import arbor.policy.holder.RemoteModelFolder;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
 import arbor.policy.train.ResponseSample;
@@ -120,7 +121,7 @@ public final class SftJob implements Job {
     Map<String, Double> metrics = new LinkedHashMap<>();
     metrics.put("sft.trees_kept", (double) kept);
     metrics.put("sft.trees_dropped", (double) droppedTotal);
-    try (PolicyModel student = HfModelFolder.load(arbor.policy.holder.RemoteModelFolder.local(base.policy().djl().modelDir()), Device.cpu())) {
+    try (PolicyModel student = HfModelFolder.load(RemoteModelFolder.local(base.policy().djl().modelDir()), Device.cpu())) {
       TeacherTurns render = new TeacherTurns(student);
       List<ResponseSample> samples = new ArrayList<>();
       long tooLong = 0;

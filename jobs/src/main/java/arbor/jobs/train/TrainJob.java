@@ -1,8 +1,11 @@
 package arbor.jobs.train;
 
+import static org.apache.spark.sql.functions.col;
+
 import ai.djl.Device;
 import arbor.checkpoints.CheckpointStore;
 import arbor.conf.ArborConfig;
+import arbor.eval.Evaluate;
 import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
@@ -18,8 +21,12 @@ import arbor.policy.holder.RunCheckpoints;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
 import arbor.policy.model.Qwen3Model;
+import arbor.synthesis.Queries;
 import arbor.training.TrainingStep;
+import arbor.warehouse.Table;
+import arbor.warehouse.Warehouse;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -120,21 +127,20 @@ public final class TrainJob implements Job {
   void evaluationHook(JobContext context, String runId, long policyVersion) {
     ArborConfig config = context.config();
     if (config.train().evalEvery() <= 0) return;
-    var warehouse = context.warehouse();
+    Warehouse warehouse = context.warehouse();
     // Evaluation is on by default; a warehouse built without a validation split still trains.
-    if (arbor.synthesis.Queries.active(warehouse.read(arbor.warehouse.Table.QUERIES))
-        .where(org.apache.spark.sql.functions.col(arbor.synthesis.Queries.SPLIT).equalTo("validation")).isEmpty()) {
+    if (Queries.active(warehouse.read(Table.QUERIES)).where(col(Queries.SPLIT).equalTo("validation")).isEmpty()) {
       context.out().printf("train: no active validation query in %s: policy v%d not evaluated"
           + " (train.eval_every = %d; synthesis.splits.validation makes the split)%n",
-          warehouse.path(arbor.warehouse.Table.QUERIES), policyVersion, config.train().evalEvery());
+          warehouse.path(Table.QUERIES), policyVersion, config.train().evalEvery());
       return;
     }
     long t0 = System.nanoTime();
-    CheckpointStore store = new CheckpointStore(context.spark(), context.warehouse(), config.checkpoints());
-    arbor.eval.Evaluate.Written written = new arbor.eval.Evaluate(config,
+    CheckpointStore store = new CheckpointStore(context.spark(), warehouse, config.checkpoints());
+    Evaluate.Written written = new Evaluate(config,
         new RunCheckpoints(store.source()), System.getenv())
         .evaluate(warehouse, runId, policyVersion, policyVersion, "validation");
-    context.out().printf(java.util.Locale.ROOT, "train: evaluated policy v%d of run %s on the validation split"
+    context.out().printf(Locale.ROOT, "train: evaluated policy v%d of run %s on the validation split"
         + " (%d trees, %.1f s; rollouts under run %s)%n", policyVersion, runId, written.trees(),
         (System.nanoTime() - t0) / 1e9, written.evalRunId());
   }

@@ -1,19 +1,17 @@
 package arbor.policy.holder;
 
+import arbor.ingest.Hashes;
+import arbor.policy.model.HfModelFolder;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -82,8 +80,8 @@ public final class RemoteModelFolder {
         .filter(f -> !hidden(f.getPath().getName()))
         .sorted(Comparator.comparing(f -> f.getPath().getName()))
         .toList();
-    if (files.stream().noneMatch(f -> f.getPath().getName().equals(arbor.policy.model.HfModelFolder.CONFIG))) {
-      throw new IOException("model folder " + location + " has no " + arbor.policy.model.HfModelFolder.CONFIG
+    if (files.stream().noneMatch(f -> f.getPath().getName().equals(HfModelFolder.CONFIG))) {
+      throw new IOException("model folder " + location + " has no " + HfModelFolder.CONFIG
           + " (the model's HF config): it is not a Hugging Face model folder");
     }
     Path target = cacheRoot.resolve(key(location, files));
@@ -128,12 +126,8 @@ public final class RemoteModelFolder {
       s.append('\n').append(f.getPath().getName()).append('\t').append(f.getLen()).append('\t')
           .append(f.getModificationTime());
     }
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(s.toString().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash, 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JVM has no SHA-256", e);
-    }
+    // 128 bits of the SHA-256: unique enough for a cache folder's name.
+    return Hashes.sha256(s.toString()).substring(0, 32);
   }
 
   private static Path cacheRoot() {
