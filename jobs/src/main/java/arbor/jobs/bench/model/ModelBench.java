@@ -32,6 +32,10 @@ import java.util.concurrent.CompletableFuture;
  * one run: a large DJL matmul gives the achievable FLOP/s, then decode (batch 1/8/32/64),
  * prefill, long-context decode and training forward+backward are reported as fractions of it.
  *
+ * <p>Decode is also reported against what memory allows: a step reads every weight once, so at
+ * small batches the bandwidth of a large tensor sum, not the matmul peak, bounds it
+ * ({@code decode_attainable_fraction_b32_100m}).
+ *
  * <p>FLOPs are counted as 2 per matmul parameter per token for inference and 6 for training
  * (the LM head included, the embedding lookup not); attention-score FLOPs are left out, which
  * flatters nothing: at the contexts measured here they are a few percent.
@@ -43,20 +47,20 @@ public final class ModelBench {
   /** What to measure; {@link #full()} is the benchmark, {@link #smoke()} keeps a test fast. */
   public record Options(List<Named> models, int[] batches, int newTokens, int prefillTokens,
       int longPrefillTokens, int prefillSequences, int longPrefillSequences, int shortContext, int longContext,
-      int trainRows, int trainTokens, int matmulSize) {
+      int trainRows, int trainTokens, int matmulSize, int streamMegabytes) {
 
     public static Options full() {
       return new Options(List.of(
           new Named("10m", ModelConfig.qwen3(32_000, 256, 768, 6, 4, 2, 64, true)),
           new Named("100m", ModelConfig.qwen3(32_000, 768, 2048, 12, 12, 4, 64, true))),
-          new int[] {1, 8, 32, 64}, 32, 512, 4096, 4, 2, 128, 4096, 2, 256, 2048);
+          new int[] {1, 8, 32, 64}, 32, 512, 4096, 4, 2, 128, 4096, 2, 256, 2048, 400);
     }
 
     public static Options smoke() {
       return new Options(List.of(
           new Named("10m", ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true)),
           new Named("100m", ModelConfig.qwen3(300, 48, 96, 2, 4, 2, 12, true))),
-          new int[] {1, 32}, 4, 16, 40, 3, 2, 8, 32, 2, 16, 256);
+          new int[] {1, 32}, 4, 16, 40, 3, 2, 8, 32, 2, 16, 256, 8);
     }
   }
 
@@ -98,6 +102,8 @@ public final class ModelBench {
     double peak = matmulFlops();
     Named largest = options.models().get(options.models().size() - 1);
     double b32 = 0;
+    double b32Batch = 0;
+    double matmulMs = 0;
     double ratio = 0;
     double trainTokS = 0;
     long largestParams = matmulParams(largest.config());
@@ -117,6 +123,7 @@ public final class ModelBench {
             detail.put("decode_tok_s_b" + b + "_" + m.name(), r[0]);
             if (m == largest && b == 32) {
               b32 = r[0];
+              b32Batch = r[1];
             }
           }
           for (int length : new int[] {options.prefillTokens(), options.longPrefillTokens()}) {
@@ -131,6 +138,7 @@ public final class ModelBench {
         }
         peak = Math.max(peak, matmulFlops());
         if (m == largest) {
+          matmulMs = weightMatmulMillis(model, (int) Math.round(b32Batch));
           ratio = contextRatio(model, detail);
           trainTokS = trainRate(model, detail);
           peak = Math.max(peak, matmulFlops());
@@ -139,10 +147,28 @@ public final class ModelBench {
     }
     out.printf("%nroofline: best %dx%d F32 matmul with DJL = %.1f GFLOP/s%n",
         options.matmulSize(), options.matmulSize(), peak / 1e9);
+    // Decode streams every weight once per step; at batch b that is b/2 FLOPs per byte in F32,
+    // so below a batch of 2 * peak / bandwidth the weights' bandwidth bounds it, not the FLOPs.
+    double bandwidth = memoryBandwidth();
+    double attainable = Math.min(peak, b32Batch / 2 * bandwidth);
+    out.printf("memory: a %d MB tensor summed at %.1f GB/s; at the batch-32 run's mean batch of %.1f,"
+        + " reading the %s weights alone bounds decode at %.1f GFLOP/s (%.2f of the roofline)%n",
+        options.streamMegabytes(), bandwidth / 1e9, b32Batch, largest.name(), attainable / 1e9, attainable / peak);
+    // Where a batch-32 step goes: its weight matmuls timed alone, the rest is attention over
+    // the paged cache (KV writes, gathers), norms, RoPE and sampling.
+    double stepMs = b32Batch / b32 * 1e3;
+    out.printf("%s batch-32 decode step: %.1f ms; its weight matmuls alone at %d rows: %.1f ms"
+        + " (%.2f of the roofline); everything else: %.1f ms%n", largest.name(), stepMs,
+        Math.round(b32Batch), matmulMs, 2.0 * largestParams * Math.round(b32Batch) / (matmulMs / 1e3) / peak,
+        stepMs - matmulMs);
+    detail.put("decode_step_ms_b32_100m", stepMs);
+    detail.put("decode_matmul_ms_b32_100m", matmulMs);
     Map<String, Object> keys = new LinkedHashMap<>();
     keys.put("decode_roofline_fraction_b32_100m", b32 * 2 * largestParams / peak);
     keys.put("decode_cost_ratio_4096_vs_128", ratio);
     keys.put("train_roofline_fraction_100m", trainTokS * 6 * largestParams / peak);
+    keys.put("decode_attainable_fraction_b32_100m", b32 * 2 * largestParams / attainable);
+    keys.put("memory_gb_s", bandwidth / 1e9);
     keys.put("matmul_gflops", peak / 1e9);
     for (Named m : options.models()) {
       long params = matmulParams(m.config());
@@ -192,6 +218,66 @@ public final class ModelBench {
         best = Math.min(best, (System.nanoTime() - t0) / 1e9);
       }
       return 2.0 * n * n * n / best;
+    }
+  }
+
+  /**
+   * Milliseconds for one decode step's weight matmuls at {@code rows} rows (every projection,
+   * the MLP and the LM head, as the engine runs them), best of five.
+   */
+  private static double weightMatmulMillis(Qwen3Model model, int rows) {
+    List<NDArray> weights = new ArrayList<>();
+    for (var e : model.parameters().entrySet()) {
+      if (e.getValue().getShape().dimension() == 2 && !e.getKey().equals("model.embed_tokens.weight")) {
+        weights.add(e.getValue());
+      }
+    }
+    // The head: the tied embedding, or lm_head (already in the list).
+    if (model.config().tieWordEmbeddings()) {
+      weights.add(model.parameters().get("model.embed_tokens.weight"));
+    }
+    double best = Double.MAX_VALUE;
+    try (NDManager work = model.newWorkManager()) {
+      for (int i = 0; i < 6; i++) {
+        try (NDManager step = work.newSubManager()) {
+          List<NDArray> inputs = new ArrayList<>();
+          for (NDArray w : weights) {
+            inputs.add(step.randomNormal(new Shape(rows, w.getShape().get(1))));
+          }
+          long t0 = System.nanoTime();
+          NDArray last = null;
+          for (int j = 0; j < weights.size(); j++) {
+            NDArray x = inputs.get(j);
+            last = x.getNDArrayInternal().linear(x, weights.get(j), null).singletonOrThrow();
+          }
+          last.getFloat(0, 0);
+          if (i > 0) {
+            best = Math.min(best, (System.nanoTime() - t0) / 1e6);
+          }
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Bytes per second libtorch reads from memory with its threads: the best of five sums of a
+   * tensor larger than any cache here (the 100m model's weights are as large).
+   */
+  private double memoryBandwidth() {
+    long n = options.streamMegabytes() * (1L << 20) / Float.BYTES;
+    try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
+      NDArray a = m.ones(new Shape(n));
+      a.sum().getFloat();
+      double best = Double.MAX_VALUE;
+      for (int i = 0; i < 5; i++) {
+        long t0 = System.nanoTime();
+        try (NDArray s = a.sum()) {
+          s.getFloat();
+        }
+        best = Math.min(best, (System.nanoTime() - t0) / 1e9);
+      }
+      return n * Float.BYTES / best;
     }
   }
 
