@@ -18,10 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
@@ -141,47 +137,12 @@ class DatasetRecoveryEndToEndTest {
         "embeddings, groups, queries, errors, seeded marks");
     // From the second write on: a crash before the first leaves the ingested tables alone, so
     // the next run is a fresh synthesize (SynthesizeEndToEndTest).
-    eachCrash(writes, k -> {
+    for (int k = 2; k <= writes.size(); k++) {
       Path crashed = crashes.resolve(Integer.toString(k));
       try (JobContext c = context("synthesize", crashed, 0, new ArrayList<>())) {
         SynthesizeJob.synthesize(c);
       }
       assertEquals(expected, state(crashed), "crashed before write " + k + " (" + writes.get(k - 1) + ") of " + writes);
-    });
-  }
-
-  /** A recovery run after the crash before write {@code k}. */
-  private interface Recovery {
-    void run(int k) throws Exception;
-  }
-
-  /**
-   * Runs the recovery from each crash, write 2 to the last, two at a time: each has a warehouse
-   * of its own and the jobs share the session as concurrent Spark jobs do, so the second core
-   * computes while the first plans (the refresh recoveries took 210 s one by one). The first
-   * failure is rethrown.
-   */
-  private static void eachCrash(List<String> writes, Recovery recovery) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(2);
-    try {
-      List<Future<?>> runs = new ArrayList<>();
-      for (int k = 2; k <= writes.size(); k++) {
-        int crash = k;
-        runs.add(pool.submit(() -> {
-          recovery.run(crash);
-          return null;
-        }));
-      }
-      for (Future<?> run : runs) {
-        try {
-          run.get();
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof Error error) throw error;
-          throw (Exception) e.getCause();
-        }
-      }
-    } finally {
-      pool.shutdownNow();
     }
   }
 
@@ -214,14 +175,14 @@ class DatasetRecoveryEndToEndTest {
     // Before the first write (the run logged as running) nothing exists yet: a fresh refresh,
     // tested elsewhere. From the second on, a crash before each write, ingest's, the dataset
     // builder's and the run's final log entry alike, is completed by the next run.
-    eachCrash(writes, k -> {
+    for (int k = 2; k <= writes.size(); k++) {
       String table = writes.get(k - 1);
       Path crashed = root.resolve("refresh-crashes").resolve(Integer.toString(k));
       try (JobContext c = context("refresh", crashed, 0, new ArrayList<>())) {
         RefreshJob.refresh(c, List.of(papers.toString()));
       }
       assertEquals(expected, state(crashed), "crashed before write " + k + " (" + table + ") of " + writes);
-    });
+    }
   }
 
   @Test
