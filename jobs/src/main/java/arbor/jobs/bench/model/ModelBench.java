@@ -208,56 +208,43 @@ public final class ModelBench {
     try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
       NDArray a = m.randomNormal(new Shape(n, n));
       NDArray b = m.randomNormal(new Shape(n, n));
-      a.matMul(b).close();
-      double best = Double.MAX_VALUE;
-      for (int i = 0; i < 5; i++) {
-        long t0 = System.nanoTime();
+      return 2.0 * n * n * n / bestSeconds(() -> {
         try (NDArray c = a.matMul(b)) {
           c.getFloat(0, 0);  // forces completion
         }
-        best = Math.min(best, (System.nanoTime() - t0) / 1e9);
-      }
-      return 2.0 * n * n * n / best;
+      });
     }
   }
 
   /**
    * Milliseconds for one decode step's weight matmuls at {@code rows} rows (every projection,
-   * the MLP and the LM head, as the engine runs them), best of five.
+   * the MLP and the LM head, as the engine runs them).
    */
   private static double weightMatmulMillis(Qwen3Model model, int rows) {
+    String embedding = "model.embed_tokens.weight";
     List<NDArray> weights = new ArrayList<>();
     for (var e : model.parameters().entrySet()) {
-      if (e.getValue().getShape().dimension() == 2 && !e.getKey().equals("model.embed_tokens.weight")) {
+      // The embedding is a lookup, unless it is also the (tied) LM head.
+      if (e.getValue().getShape().dimension() == 2
+          && (!e.getKey().equals(embedding) || model.config().tieWordEmbeddings())) {
         weights.add(e.getValue());
       }
     }
-    // The head: the tied embedding, or lm_head (already in the list).
-    if (model.config().tieWordEmbeddings()) {
-      weights.add(model.parameters().get("model.embed_tokens.weight"));
-    }
-    double best = Double.MAX_VALUE;
     try (NDManager work = model.newWorkManager()) {
-      for (int i = 0; i < 6; i++) {
+      List<NDArray> inputs = weights.stream()
+          .map(w -> work.randomNormal(new Shape(rows, w.getShape().get(1)))).toList();
+      return bestSeconds(() -> {
         try (NDManager step = work.newSubManager()) {
-          List<NDArray> inputs = new ArrayList<>();
-          for (NDArray w : weights) {
-            inputs.add(step.randomNormal(new Shape(rows, w.getShape().get(1))));
-          }
-          long t0 = System.nanoTime();
           NDArray last = null;
           for (int j = 0; j < weights.size(); j++) {
             NDArray x = inputs.get(j);
             last = x.getNDArrayInternal().linear(x, weights.get(j), null).singletonOrThrow();
+            last.attach(step);
           }
           last.getFloat(0, 0);
-          if (i > 0) {
-            best = Math.min(best, (System.nanoTime() - t0) / 1e6);
-          }
         }
-      }
+      }) * 1e3;
     }
-    return best;
   }
 
   /**
@@ -268,17 +255,24 @@ public final class ModelBench {
     long n = options.streamMegabytes() * (1L << 20) / Float.BYTES;
     try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
       NDArray a = m.ones(new Shape(n));
-      a.sum().getFloat();
-      double best = Double.MAX_VALUE;
-      for (int i = 0; i < 5; i++) {
-        long t0 = System.nanoTime();
-        try (NDArray s = a.sum()) {
-          s.getFloat();
+      return n * Float.BYTES / bestSeconds(() -> {
+        try (NDArray sum = a.sum()) {
+          sum.getFloat();
         }
-        best = Math.min(best, (System.nanoTime() - t0) / 1e9);
-      }
-      return n * Float.BYTES / best;
+      });
     }
+  }
+
+  /** The fastest of five timed runs of {@code op}, in seconds, after one untimed warm-up run. */
+  private static double bestSeconds(Runnable op) {
+    op.run();
+    double best = Double.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
+      long t0 = System.nanoTime();
+      op.run();
+      best = Math.min(best, (System.nanoTime() - t0) / 1e9);
+    }
+    return best;
   }
 
   /** Decode tokens/s with {@code batch} concurrent sequences, and the mean decode batch. */
