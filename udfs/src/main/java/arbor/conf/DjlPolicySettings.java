@@ -25,9 +25,25 @@ public record DjlPolicySettings(String modelDir, int torchThreads, long seed,
    * @param blockSize token positions per KV block (allocation and prefix-reuse unit)
    * @param prefixCache whether prefilled blocks are shared between sequences with the same
    *     prefix
+   * @param matmul how the engine multiplies by the weights on the CPU
    */
   public record Engine(int maxBatch, int prefillChunk, int kvBudgetMb, int blockSize,
-      boolean prefixCache) implements Serializable {}
+      boolean prefixCache, Matmul matmul) implements Serializable {
+
+    /** The given limits with the matmul chosen automatically. */
+    public Engine(int maxBatch, int prefillChunk, int kvBudgetMb, int blockSize,
+        boolean prefixCache) {
+      this(maxBatch, prefillChunk, kvBudgetMb, blockSize, prefixCache, Matmul.AUTO);
+    }
+  }
+
+  /**
+   * The engine's matmul kernel on the CPU (on a GPU it is always libtorch's).
+   * {@code VECTOR}: weights packed once and multiplied with the Java Vector API (needs
+   * {@code --add-modules=jdk.incubator.vector} and C2); {@code TORCH}: libtorch's GEMM;
+   * {@code AUTO}: VECTOR when this JVM can run it well and the packed weights fit the heap.
+   */
+  public enum Matmul { AUTO, TORCH, VECTOR }
 
   /**
    * @param temperature 0 is greedy; the recorded log-probabilities are under

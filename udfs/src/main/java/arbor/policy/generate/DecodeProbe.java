@@ -14,8 +14,8 @@ import java.util.SplittableRandom;
 /**
  * Times the engine's decode step (cache write, attention over the cached blocks, LM head and
  * sampling) at a chosen context length, without prefilling that context first: the cost of a
- * step does not depend on the cached values, only on how many there are. For benchmarks; not
- * used by generation.
+ * step does not depend on the cached values, only on how many there are. It multiplies with the
+ * kernel an engine with the same setting would choose here. For benchmarks; not used by generation.
  */
 public final class DecodeProbe implements AutoCloseable {
 
@@ -23,17 +23,20 @@ public final class DecodeProbe implements AutoCloseable {
 
   private final Qwen3Model model;
   private final KvBlocks blocks;
+  private final EngineMatmul matmul;
   private final int batch;
   private final int[][] tables;
   private final List<SamplingParams> params;
   private final List<SplittableRandom> rngs = new ArrayList<>();
 
-  public DecodeProbe(Qwen3Model model, int batch, int maxContext) {
+  public DecodeProbe(Qwen3Model model, int batch, int maxContext,
+      arbor.conf.DjlPolicySettings.Matmul matmul) {
     this.model = model;
     this.batch = batch;
     int perRow = Sequence.blocksFor(maxContext + 1, BLOCK);
     long bytes = KvBlocks.bytesPerBlock(model.config(), BLOCK) * ((long) perRow * batch + 1);
     this.blocks = new KvBlocks(model.newWorkManager(), model.config(), bytes, BLOCK);
+    this.matmul = EngineMatmul.choose(model, matmul);
     this.tables = new int[batch][perRow];
     for (int[] t : tables) {
       for (int j = 0; j < perRow; j++) {
@@ -62,8 +65,8 @@ public final class DecodeProbe implements AutoCloseable {
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(new long[batch], new Shape(batch, 1));
       NDArray hidden = model.hidden(tokens, positions,
-          new PagedBatch(work, blocks, tables, starts, ones));
-      Sampler.sample(model.logits(hidden.reshape(batch, -1)), params, rngs);
+          new PagedBatch(work, blocks, tables, starts, ones), matmul.linear());
+      Sampler.sample(model.logits(hidden.reshape(batch, -1), matmul.linear()), params, rngs);
     }
     return (System.nanoTime() - t0) / 1e6;
   }
@@ -71,5 +74,6 @@ public final class DecodeProbe implements AutoCloseable {
   @Override
   public void close() {
     blocks.close();
+    matmul.close();
   }
 }

@@ -6,7 +6,9 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
 import arbor.conf.DjlPolicySettings;
+import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.VectorLinear;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,9 +57,10 @@ public final class GenerationEngine implements AutoCloseable {
    * @param kvBudgetBytes memory for keys and values, taken once at start
    * @param blockSize token positions per KV block: the unit of allocation and of prefix reuse
    * @param prefixCache whether full blocks are kept and shared between sequences
+   * @param matmul the CPU matmul kernel, see {@link Matmul}
    */
   public record Options(int maxBatch, int prefillChunk, long kvBudgetBytes, int blockSize,
-      boolean prefixCache) {
+      boolean prefixCache, Matmul matmul) {
 
     public static final long DEFAULT_KV_BUDGET = 4L << 30;
     public static final int DEFAULT_BLOCK_SIZE = 16;
@@ -68,11 +71,12 @@ public final class GenerationEngine implements AutoCloseable {
             + maxBatch + ", prefill_chunk " + prefillChunk + ", kv budget " + kvBudgetBytes
             + " bytes, block_size " + blockSize);
       }
+      java.util.Objects.requireNonNull(matmul, "matmul");
     }
 
     /** The given batching limits with the default memory settings and the prefix cache on. */
     public Options(int maxBatch, int prefillChunk) {
-      this(maxBatch, prefillChunk, DEFAULT_KV_BUDGET, DEFAULT_BLOCK_SIZE, true);
+      this(maxBatch, prefillChunk, DEFAULT_KV_BUDGET, DEFAULT_BLOCK_SIZE, true, Matmul.AUTO);
     }
 
     public static Options defaults() {
@@ -82,15 +86,19 @@ public final class GenerationEngine implements AutoCloseable {
     /** The engine settings of the configuration ({@code policy.djl.engine}). */
     public static Options of(DjlPolicySettings.Engine e) {
       return new Options(e.maxBatch(), e.prefillChunk(), (long) e.kvBudgetMb() << 20,
-          e.blockSize(), e.prefixCache());
+          e.blockSize(), e.prefixCache(), e.matmul());
     }
 
     public Options withKvBudget(long bytes, int blockSize) {
-      return new Options(maxBatch, prefillChunk, bytes, blockSize, prefixCache);
+      return new Options(maxBatch, prefillChunk, bytes, blockSize, prefixCache, matmul);
     }
 
     public Options withPrefixCache(boolean on) {
-      return new Options(maxBatch, prefillChunk, kvBudgetBytes, blockSize, on);
+      return new Options(maxBatch, prefillChunk, kvBudgetBytes, blockSize, on, matmul);
+    }
+
+    public Options withMatmul(Matmul kernel) {
+      return new Options(maxBatch, prefillChunk, kvBudgetBytes, blockSize, prefixCache, kernel);
     }
   }
 
@@ -98,6 +106,7 @@ public final class GenerationEngine implements AutoCloseable {
   private final Options options;
   private final KvBlocks blocks;
   private final int blockSize;
+  private final EngineMatmul matmul;
   private final LinkedBlockingQueue<Sequence> incoming = new LinkedBlockingQueue<>();
   private final Thread loop;
   private volatile boolean closed;
@@ -108,6 +117,7 @@ public final class GenerationEngine implements AutoCloseable {
     this.blocks = new KvBlocks(model.newWorkManager(), model.config(), options.kvBudgetBytes(),
         options.blockSize());
     this.blockSize = options.blockSize();
+    this.matmul = EngineMatmul.choose(model, options.matmul());
     this.root = blocks.newRoot();
     this.version = model.weightsVersion();
     this.loop = Thread.ofPlatform().daemon().name("arbor-generation-engine").unstarted(this::run);
@@ -116,6 +126,16 @@ public final class GenerationEngine implements AutoCloseable {
 
   public Options options() {
     return options;
+  }
+
+  /** The matmul kernel this engine chose, and why (for logs and benchmarks). */
+  public String matmul() {
+    return matmul.description();
+  }
+
+  /** The kernel this engine multiplies by the weights with (valid until it is closed). */
+  public Qwen3Model.Linear linear() {
+    return matmul.linear();
   }
 
   /**
@@ -204,6 +224,7 @@ public final class GenerationEngine implements AutoCloseable {
   private final List<Runnable> finishedThisStep = new ArrayList<>();
   private long root;
   private long version;
+  private int prefillThreads;
   private long admissions;
   // Written by the engine thread only; volatile so stats() reads them from any thread.
   private volatile long promptTokens;
@@ -221,6 +242,7 @@ public final class GenerationEngine implements AutoCloseable {
     // Torch's grad mode is per thread and on by default in new threads: without this, a model
     // the learner made trainable would record an autograd graph for every decode step.
     JniUtils.setGradMode(false);
+    prefillThreads = JniUtils.getNumThreads();
     while (!closed) {
       try {
         if (waiting.isEmpty() && prefilling.isEmpty() && running.isEmpty()) {
@@ -454,10 +476,11 @@ public final class GenerationEngine implements AutoCloseable {
     }
     List<Integer> sampleRows = new ArrayList<>();
     List<Sequence> toSample = new ArrayList<>();
+    torchThreadsFor(false);
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, width));
       NDArray hidden = model.hidden(tokens, positions,
-          new PagedBatch(work, blocks, tables, starts, counts));
+          new PagedBatch(work, blocks, tables, starts, counts), matmul.linear());
       for (int i = 0; i < n; i++) {
         Chunk c = group.get(i);
         Sequence s = c.seq();
@@ -482,7 +505,7 @@ public final class GenerationEngine implements AutoCloseable {
           last[j] = counts[sampleRows.get(j)] - 1;
         }
         NDArray h = hidden.get(new NDIndex("{}, {}", work.create(rows), work.create(last)));
-        Sampler.Draw[] draws = draw(model.logits(h), toSample);
+        Sampler.Draw[] draws = draw(model.logits(h, matmul.linear()), toSample);
         for (int j = 0; j < draws.length; j++) {
           Sequence s = toSample.get(j);
           if (accept(s, draws[j])) {
@@ -495,6 +518,20 @@ public final class GenerationEngine implements AutoCloseable {
     }
     for (Chunk c : group) {
       prefillTokens += c.count();
+    }
+  }
+
+  /**
+   * libtorch's thread count for this step's own ops. With the vector kernel a decode step's
+   * remaining libtorch ops (attention over a few hundred keys, norms) run on this thread alone,
+   * so the kernel's threads and libtorch's never wait on each other for the cores (a batch-32
+   * step of the 100m bench model took 83-117 ms this way, 79-180 ms with two torch threads, on
+   * 2 cores); a prefill keeps them all for its long attention. OpenMP keeps the count per
+   * thread, so no other thread's (the learner's) changes.
+   */
+  private void torchThreadsFor(boolean decoding) {
+    if (matmul.linear() instanceof VectorLinear) {
+      JniUtils.setNumThreads(decoding ? 1 : prefillThreads);
     }
   }
 
@@ -524,11 +561,12 @@ public final class GenerationEngine implements AutoCloseable {
       positions[i] = s.cached;
     }
     Sampler.Draw[] draws;
+    torchThreadsFor(true);
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, 1));
       NDArray hidden = model.hidden(tokens, positions,
-          new PagedBatch(work, blocks, tables, starts, ones));
-      draws = draw(model.logits(hidden.reshape(n, -1)), running);
+          new PagedBatch(work, blocks, tables, starts, ones), matmul.linear());
+      draws = draw(model.logits(hidden.reshape(n, -1), matmul.linear()), running);
     }
     List<Sequence> finished = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -660,5 +698,6 @@ public final class GenerationEngine implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     blocks.close();
+    matmul.close();
   }
 }

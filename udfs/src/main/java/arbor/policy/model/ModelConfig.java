@@ -74,6 +74,18 @@ public record ModelConfig(
     }
   }
 
+  /**
+   * Weights that take part in a matmul per token: every layer's projections and MLP, and the LM
+   * head (the embedding lookup is not a matmul, unless tied to the head).
+   */
+  public long matmulParameters() {
+    long h = hiddenSize;
+    long q = (long) numHeads * headDim;
+    long kv = (long) numKvHeads * headDim;
+    long perLayer = h * q + 2 * h * kv + q * h + 3 * h * intermediateSize;
+    return numLayers * perLayer + (long) vocabSize * h;
+  }
+
   /** Query heads that share one key/value head. */
   public int groupSize() {
     return numHeads / numKvHeads;

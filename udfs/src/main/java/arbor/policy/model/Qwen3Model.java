@@ -282,6 +282,11 @@ public final class Qwen3Model implements AutoCloseable {
    * @return normalised hidden states (B, T, hidden), in the tokens' manager
    */
   public NDArray hidden(NDArray tokens, long[] positions, KvSource kv) {
+    return hidden(tokens, positions, kv, TORCH);
+  }
+
+  /** {@link #hidden(NDArray, long[], KvSource)} with the weights multiplied by {@code linear}. */
+  public NDArray hidden(NDArray tokens, long[] positions, KvSource kv, Linear linear) {
     NDManager work = tokens.getManager();
     long b = tokens.getShape().get(0);
     long t = tokens.getShape().get(1);
@@ -295,12 +300,12 @@ public final class Qwen3Model implements AutoCloseable {
       // its own references to what backward needs, so closing the handles is safe in training.)
       NDManager scope = work.newSubManager();
       x.attach(scope);
-      NDArray[] qkv = queryKeyValue(i, x, cosSin);
+      NDArray[] qkv = queryKeyValue(i, x, cosSin, linear);
       NDArray[] keysValues = kv.attend(i, qkv[1], qkv[2]);           // 2 x (B, nKv, S, D)
       NDArray attn = kv.batchInvariant()
           ? invariantAttention(qkv[0], keysValues[0], keysValues[1], mask)
           : attention(qkv[0], keysValues[0], keysValues[1], mask);
-      x = afterAttention(i, x, attn);                                // (B, T, hidden)
+      x = afterAttention(i, x, attn, linear);                        // (B, T, hidden)
       x.attach(work);
       scope.close();
     }
@@ -317,14 +322,18 @@ public final class Qwen3Model implements AutoCloseable {
    * per-head q/k norm, rotate. Returns q (B, nH, T, D) and k, v (B, nKv, T, D).
    */
   public NDArray[] queryKeyValue(int layer, NDArray x, NDArray[] cosSin) {
+    return queryKeyValue(layer, x, cosSin, TORCH);
+  }
+
+  private NDArray[] queryKeyValue(int layer, NDArray x, NDArray[] cosSin, Linear linear) {
     long b = x.getShape().get(0);
     long t = x.getShape().get(1);
     int d = config.headDim();
     Layer l = layers[layer];
     NDArray h = rmsNorm(x, l.inputNorm);                             // (B, T, hidden)
-    NDArray q = linear(h, l.q, l.qBias).reshape(b, t, config.numHeads(), d);
-    NDArray k = linear(h, l.k, l.kBias).reshape(b, t, config.numKvHeads(), d);
-    NDArray v = linear(h, l.v, l.vBias).reshape(b, t, config.numKvHeads(), d);
+    NDArray q = linear.linear(h, l.q, l.qBias).reshape(b, t, config.numHeads(), d);
+    NDArray k = linear.linear(h, l.k, l.kBias).reshape(b, t, config.numKvHeads(), d);
+    NDArray v = linear.linear(h, l.v, l.vBias).reshape(b, t, config.numKvHeads(), d);
     if (config.qkNorm()) {
       q = rmsNorm(q, l.qNorm);                                       // norm over headDim
       k = rmsNorm(k, l.kNorm);
@@ -434,12 +443,16 @@ public final class Qwen3Model implements AutoCloseable {
 
   /** The rest of a layer once attention is known: x + o(attn), then x + SwiGLU(RMSNorm(x)). */
   public NDArray afterAttention(int layer, NDArray x, NDArray attn) {
+    return afterAttention(layer, x, attn, TORCH);
+  }
+
+  private NDArray afterAttention(int layer, NDArray x, NDArray attn, Linear linear) {
     Layer l = layers[layer];
-    x = x.add(linear(attn, l.o, l.oBias));                           // (B, T, hidden)
+    x = x.add(linear.linear(attn, l.o, l.oBias));                    // (B, T, hidden)
     NDArray m = rmsNorm(x, l.postNorm);
-    NDArray gate = linear(m, l.gate);                                // (B, T, inter)
-    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, l.up));
-    return x.add(linear(act, l.down));                               // (B, T, hidden)
+    NDArray gate = linear.linear(m, l.gate, null);                   // (B, T, inter)
+    NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear.linear(m, l.up, null));
+    return x.add(linear.linear(act, l.down, null));                  // (B, T, hidden)
   }
 
   /** The norm after the last layer, before the LM head. */
@@ -449,7 +462,11 @@ public final class Qwen3Model implements AutoCloseable {
 
   /** Logits over the vocabulary for hidden states (..., hidden) -> (..., vocab). */
   public NDArray logits(NDArray hidden) {
-    return linear(hidden, head);
+    return logits(hidden, TORCH);
+  }
+
+  public NDArray logits(NDArray hidden, Linear linear) {
+    return linear.linear(hidden, head, null);
   }
 
   /** Full causal forward, no cache: logits (B, T, vocab) for right-padded tokens (B, T). */
@@ -488,12 +505,21 @@ public final class Qwen3Model implements AutoCloseable {
     }
   }
 
+  /** How a forward computes x W^T + b, W in HF's (out, in) layout; bias may be null. */
+  @FunctionalInterface
+  public interface Linear {
+    NDArray linear(NDArray x, NDArray weight, NDArray bias);
+  }
+
+  /** libtorch's linear, padded as {@link #torchLinear} says. */
+  public static final Linear TORCH = Qwen3Model::torchLinear;
+
   /**
    * x W^T + b with W in HF's (out, in) layout; the result lives in x's manager. Fewer than
    * {@link #MIN_GEMM_ROWS} rows are padded with zero rows, so a row gets the same bits in a
    * decode step of 1, 3 or 64 sequences and in a prefill chunk.
    */
-  private static NDArray linear(NDArray x, NDArray weight, NDArray bias) {
+  private static NDArray torchLinear(NDArray x, NDArray weight, NDArray bias) {
     Shape shape = x.getShape();
     long in = shape.getLastDimension();
     long rows = shape.size() / in;
@@ -505,10 +531,6 @@ public final class Qwen3Model implements AutoCloseable {
     NDArray out = padded.getNDArrayInternal().linear(padded, weight, bias).singletonOrThrow();
     return out.get(new NDIndex("0:{}", rows))
         .reshape(shape.slice(0, shape.dimension() - 1).add(weight.getShape().get(0)));
-  }
-
-  private static NDArray linear(NDArray x, NDArray weight) {
-    return linear(x, weight, null);
   }
 
   /**

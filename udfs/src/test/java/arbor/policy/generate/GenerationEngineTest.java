@@ -8,6 +8,7 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TensorDtype;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class GenerationEngineTest {
 
@@ -42,12 +44,13 @@ class GenerationEngineTest {
     model.close();
   }
 
-  @Test
-  void kvCacheDecodingEqualsTheFullSequenceForward() {
+  @ParameterizedTest(name = "{0} matmul")
+  @EnumSource(Matmul.class)
+  void kvCacheDecodingEqualsTheFullSequenceForward(Matmul matmul) {
     int[] prompt = {1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7};
     // Chunk 4: the 11-token prompt is prefilled in three chunks.
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(4, 4))) {
+        new GenerationEngine.Options(4, 4).withMatmul(matmul))) {
       Generation g = engine.generate(prompt, SamplingParams.greedy(20, Set.of()));
       assertEquals(20, g.tokenIds().length);
       assertEquals(Generation.FinishReason.LENGTH, g.finishReason());
@@ -61,10 +64,10 @@ class GenerationEngineTest {
     }
   }
 
-  @ParameterizedTest(name = "{0} sequences, batch of at most {1}, prefill chunk {2}")
-  @CsvSource({"7, 4, 4", "13, 12, 64"})
-  void batchedGenerationEqualsOneAtATimeWithTheSameSeeds(int count, int maxBatch, int chunk)
-      throws Exception {
+  @ParameterizedTest(name = "{0} sequences, batch of at most {1}, prefill chunk {2}, {3} matmul")
+  @CsvSource({"7, 4, 4, TORCH", "13, 12, 64, TORCH", "13, 12, 64, VECTOR"})
+  void batchedGenerationEqualsOneAtATimeWithTheSameSeeds(int count, int maxBatch, int chunk,
+      Matmul matmul) throws Exception {
     List<int[]> prompts = new ArrayList<>();
     List<SamplingParams> params = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -79,7 +82,7 @@ class GenerationEngineTest {
     }
     List<Generation> alone = new ArrayList<>();
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(1, 4))) {
+        new GenerationEngine.Options(1, 4).withMatmul(matmul))) {
       for (int i = 0; i < prompts.size(); i++) {
         alone.add(engine.generate(prompts.get(i), params.get(i)));
       }
@@ -87,7 +90,8 @@ class GenerationEngineTest {
     // More requests than maxBatch: later ones wait, then join while others are mid-sequence.
     // Blocks of 4 positions: sequences take new blocks mid-flight, several prompts share a step.
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(maxBatch, chunk).withKvBudget(1 << 20, 4))) {
+        new GenerationEngine.Options(maxBatch, chunk).withKvBudget(1 << 20, 4)
+            .withMatmul(matmul))) {
       List<CompletableFuture<Generation>> futures = new ArrayList<>();
       for (int i = 0; i < prompts.size(); i++) {
         futures.add(engine.submit(prompts.get(i), params.get(i)));
@@ -112,9 +116,10 @@ class GenerationEngineTest {
    * of 8 in blocks of 4, one other is longer (its keys padded to that one's, several chunks),
    * the rest shorter and leaving early, and the batch has 2, 4 or 8 rows.
    */
-  @ParameterizedTest(name = "beside {0} others")
-  @CsvSource({"1", "3", "7"})
-  void aSequenceRecordsTheSameBitsAloneAndBesideOthers(int others) throws Exception {
+  @ParameterizedTest(name = "beside {0} others, {1} matmul")
+  @CsvSource({"1, TORCH", "3, TORCH", "7, TORCH", "7, VECTOR"})
+  void aSequenceRecordsTheSameBitsAloneAndBesideOthers(int others, Matmul matmul)
+      throws Exception {
     int[] prompt = new int[245];
     for (int j = 0; j < prompt.length; j++) {
       prompt[j] = (5 * j + 2) % CONFIG.vocabSize();
@@ -122,11 +127,11 @@ class GenerationEngineTest {
     SamplingParams params = new SamplingParams(0.8, 1.0, 0, 24, 77, Set.of());
     Generation alone;
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(1, 64))) {
+        new GenerationEngine.Options(1, 64).withMatmul(matmul))) {
       alone = engine.generate(prompt, params);
     }
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(8, 8).withKvBudget(1 << 20, 4))) {
+        new GenerationEngine.Options(8, 8).withKvBudget(1 << 20, 4).withMatmul(matmul))) {
       List<CompletableFuture<Generation>> rest = new ArrayList<>();
       for (int k = 0; k < others; k++) {
         int[] p = new int[k == 0 ? 280 : 3 + 11 * k];

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
+import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TensorDtype;
@@ -20,7 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The engine's KV memory: prefix reuse, model versions, a budget that forces preemption. */
 class PrefixCacheTest {
@@ -89,13 +91,14 @@ class PrefixCacheTest {
     return new SamplingParams(0.9, seed % 2 == 0 ? 1.0 : 0.9, 0, 12, 500 + seed, Set.of());
   }
 
-  @Test
-  void tokensAndLogProbsAreTheSameWithAndWithoutThePrefixCache() {
+  @ParameterizedTest(name = "{0} matmul")
+  @EnumSource(value = Matmul.class, names = {"TORCH", "VECTOR"})
+  void tokensAndLogProbsAreTheSameWithAndWithoutThePrefixCache(Matmul matmul) {
     List<Generation> plain;
     List<Generation> cached;
     GenerationEngine.Stats off;
     GenerationEngine.Stats on;
-    var base = new GenerationEngine.Options(8, 16).withKvBudget(1 << 20, 4);
+    var base = new GenerationEngine.Options(8, 16).withKvBudget(1 << 20, 4).withMatmul(matmul);
     try (GenerationEngine engine = new GenerationEngine(model, base.withPrefixCache(false))) {
       plain = run(engine, workload());
       off = engine.stats();
@@ -119,14 +122,15 @@ class PrefixCacheTest {
         on.prefillTokens() + " vs " + off.prefillTokens());
   }
 
-  @Test
-  void aCachedPrefixIsNeverUsedWithChangedWeights() {
+  @ParameterizedTest(name = "{0} matmul")
+  @EnumSource(value = Matmul.class, names = {"TORCH", "VECTOR"})
+  void aCachedPrefixIsNeverUsedWithChangedWeights(Matmul matmul) {
     int[] prompt = range(2, 40);
     SamplingParams greedy = SamplingParams.greedy(6, Set.of());
     NDArray w = model.parameters().get("model.layers.0.mlp.up_proj.weight");
     float[] before = w.toFloatArray();
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(4, 64).withKvBudget(1 << 20, 4))) {
+        new GenerationEngine.Options(4, 64).withKvBudget(1 << 20, 4).withMatmul(matmul))) {
       Generation first = engine.generate(prompt, greedy);
       GenerationEngine.Stats s0 = engine.stats();
       engine.generate(prompt, greedy);
@@ -138,7 +142,7 @@ class PrefixCacheTest {
       Generation changed = engine.generate(prompt, greedy);
       assertEquals(0, engine.stats().minus(s1).cachedTokens());
       try (GenerationEngine fresh = new GenerationEngine(model,
-          new GenerationEngine.Options(4, 64).withKvBudget(1 << 20, 4))) {
+          new GenerationEngine.Options(4, 64).withKvBudget(1 << 20, 4).withMatmul(matmul))) {
         Generation expected = fresh.generate(prompt, greedy);
         assertArrayEquals(expected.tokenIds(), changed.tokenIds());
         assertArrayEquals(expected.logProbs(), changed.logProbs());
@@ -150,15 +154,16 @@ class PrefixCacheTest {
     }
   }
 
-  @Test
-  void aBudgetTooSmallForAllPreemptsAndRecordsTheSameLogProbs() {
+  @ParameterizedTest(name = "{0} matmul")
+  @EnumSource(value = Matmul.class, names = {"TORCH", "VECTOR"})
+  void aBudgetTooSmallForAllPreemptsAndRecordsTheSameLogProbs(Matmul matmul) {
     List<int[]> prompts = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       prompts.add(range(5 * i + 1, 10 + 3 * i));
     }
     List<Generation> roomy = new ArrayList<>();
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(8, 32).withKvBudget(1 << 20, 4))) {
+        new GenerationEngine.Options(8, 32).withKvBudget(1 << 20, 4).withMatmul(matmul))) {
       for (int i = 0; i < prompts.size(); i++) {
         roomy.add(engine.generate(prompts.get(i), new SamplingParams(1.0, 1.0, 0, 30, i,
             Set.of())));
@@ -167,7 +172,7 @@ class PrefixCacheTest {
     // 15 blocks of 4 positions: room for the longest sequence (55 tokens), not for all six.
     long bytes = KvBlocks.bytesPerBlock(CONFIG, 4) * 16;
     try (GenerationEngine engine = new GenerationEngine(model,
-        new GenerationEngine.Options(8, 32).withKvBudget(bytes, 4))) {
+        new GenerationEngine.Options(8, 32).withKvBudget(bytes, 4).withMatmul(matmul))) {
       List<CompletableFuture<Generation>> fs = new ArrayList<>();
       for (int i = 0; i < prompts.size(); i++) {
         fs.add(engine.submit(prompts.get(i), new SamplingParams(1.0, 1.0, 0, 30, i, Set.of())));

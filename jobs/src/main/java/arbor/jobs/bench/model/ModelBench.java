@@ -6,6 +6,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
+import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.generate.DecodeProbe;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
@@ -15,6 +16,7 @@ import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.policy.model.TorchThreads;
+import arbor.policy.model.VectorLinear;
 import arbor.policy.train.PolicyForward;
 import arbor.policy.train.ResponseLogProbs;
 import arbor.policy.train.ResponseSample;
@@ -68,11 +70,18 @@ public final class ModelBench {
   public record Named(String name, ModelConfig config) {}
 
   private final Options options;
+  private final Matmul matmul;
   private final PrintStream out;
 
-  public ModelBench(Options options, PrintStream out) {
+  /** Measures with the engine's CPU matmul kernel set to {@code matmul}. */
+  public ModelBench(Options options, Matmul matmul, PrintStream out) {
     this.options = options;
+    this.matmul = matmul;
     this.out = out;
+  }
+
+  public ModelBench(Options options, PrintStream out) {
+    this(options, Matmul.AUTO, out);
   }
 
   /**
@@ -114,7 +123,9 @@ public final class ModelBench {
       try (Qwen3Model model = randomModel(m.config())) {
         // The engine's default configuration: what a rollout gets without tuning.
         try (GenerationEngine engine = new GenerationEngine(model,
-            GenerationEngine.Options.defaults())) {
+            GenerationEngine.Options.defaults().withMatmul(matmul))) {
+          out.println("engine matmul: " + engine.matmul());
+          detail.put("engine_matmul_" + m.name(), engine.matmul());
           decodeRate(engine, 1, 4, 16);  // warm-up: first calls allocate and spin up threads
           out.println("batch  decode tok/s  mean batch");
           for (int b : options.batches()) {
@@ -135,18 +146,21 @@ public final class ModelBench {
             detail.put("prefill_tok_s_" + (length == options.prefillTokens() ? "" : length + "_")
                 + m.name(), prefill);
           }
+          if (m == largest) {
+            matmulMs = weightMatmulMillis(model, (int) Math.round(b32Batch), engine.linear());
+          }
         }
         peak = Math.max(peak, matmulFlops());
         if (m == largest) {
-          matmulMs = weightMatmulMillis(model, (int) Math.round(b32Batch));
           ratio = contextRatio(model, detail);
           trainTokS = trainRate(model, detail);
           peak = Math.max(peak, matmulFlops());
         }
       }
     }
-    out.printf("%nroofline: best %dx%d F32 matmul with DJL = %.1f GFLOP/s%n",
-        options.matmulSize(), options.matmulSize(), peak / 1e9);
+    out.printf("%nroofline: best %dx%d F32 matmul = %.1f GFLOP/s (libtorch %.1f, vector kernel"
+        + " %.1f)%n", options.matmulSize(), options.matmulSize(), peak / 1e9, torchPeak / 1e9,
+        vectorPeak / 1e9);
     // Decode streams every weight once per step; at batch b that is b/2 FLOPs per byte in F32,
     // so below a batch of 2 * peak / bandwidth the weights' bandwidth bounds it, not the FLOPs.
     double bandwidth = memoryBandwidth();
@@ -170,6 +184,8 @@ public final class ModelBench {
     keys.put("decode_attainable_fraction_b32_100m", b32 * 2 * largestParams / attainable);
     keys.put("memory_gb_s", bandwidth / 1e9);
     keys.put("matmul_gflops", peak / 1e9);
+    keys.put("matmul_gflops_torch", torchPeak / 1e9);
+    keys.put("matmul_gflops_vector", vectorPeak / 1e9);
     for (Named m : options.models()) {
       long params = matmulParams(m.config());
       for (int b : options.batches()) {
@@ -200,16 +216,38 @@ public final class ModelBench {
    * before each section and the best kept, since the cores may be shared with other work.
    */
   private double matmulFlops() {
-    return matmulRoofline(options.matmulSize());
+    double torch = matmulRoofline(options.matmulSize());
+    torchPeak = Math.max(torchPeak, torch);
+    if (VectorLinear.slow() != null) {
+      return torch;
+    }
+    try (VectorLinear v = new VectorLinear(TorchThreads.get(), () -> 0)) {
+      double vector = matmulRoofline(options.matmulSize(), v);
+      vectorPeak = Math.max(vectorPeak, vector);
+      return Math.max(torch, vector);
+    }
   }
 
-  /** Best of five n x n F32 matmuls through DJL, in FLOP/s: this machine's roofline. */
+  private double torchPeak;
+  private double vectorPeak;
+
+  /**
+   * Best of five n x n F32 products x W^T, in FLOP/s: with libtorch's GEMM, or with
+   * {@code linear}. With the best kernel this JVM runs (libtorch's, or the engine's vector kernel
+   * where that is faster), this machine's roofline.
+   */
   public static double matmulRoofline(int n) {
+    return matmulRoofline(n, Qwen3Model.TORCH);
+  }
+
+  public static double matmulRoofline(int n, Qwen3Model.Linear linear) {
     try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
       NDArray a = m.randomNormal(new Shape(n, n));
       NDArray b = m.randomNormal(new Shape(n, n));
       return 2.0 * n * n * n / bestSeconds(() -> {
-        try (NDArray c = a.matMul(b)) {
+        try (NDManager step = m.newSubManager()) {
+          NDArray c = linear.linear(a, b, null);
+          c.attach(step);
           c.getFloat(0, 0);  // forces completion
         }
       });
@@ -220,7 +258,7 @@ public final class ModelBench {
    * Milliseconds for one decode step's weight matmuls at {@code rows} rows (every projection,
    * the MLP and the LM head, as the engine runs them).
    */
-  private static double weightMatmulMillis(Qwen3Model model, int rows) {
+  private static double weightMatmulMillis(Qwen3Model model, int rows, Qwen3Model.Linear linear) {
     String embedding = "model.embed_tokens.weight";
     List<NDArray> weights = new ArrayList<>();
     for (var e : model.parameters().entrySet()) {
@@ -238,7 +276,7 @@ public final class ModelBench {
           NDArray last = null;
           for (int j = 0; j < weights.size(); j++) {
             NDArray x = inputs.get(j);
-            last = x.getNDArrayInternal().linear(x, weights.get(j), null).singletonOrThrow();
+            last = linear.linear(x, weights.get(j), null);
             last.attach(step);
           }
           last.getFloat(0, 0);
@@ -308,7 +346,7 @@ public final class ModelBench {
   private double contextRatio(Qwen3Model model, Map<String, Object> detail) {
     int[] contexts = {options.shortContext(), options.longContext()};
     double[][] samples = new double[2][15];
-    try (DecodeProbe probe = new DecodeProbe(model, 1, options.longContext())) {
+    try (DecodeProbe probe = new DecodeProbe(model, 1, options.longContext(), matmul)) {
       for (int i = 0; i < 3; i++) {
         probe.stepMillis(contexts[0]);
         probe.stepMillis(contexts[1]);
@@ -391,11 +429,7 @@ public final class ModelBench {
 
   /** Parameters that take part in a matmul per token: every layer's projections and the head. */
   public static long matmulParams(ModelConfig c) {
-    long h = c.hiddenSize();
-    long q = (long) c.numHeads() * c.headDim();
-    long kv = (long) c.numKvHeads() * c.headDim();
-    long perLayer = h * q + 2 * h * kv + q * h + 3 * h * c.intermediateSize();
-    return c.numLayers() * perLayer + (long) c.vocabSize() * h;
+    return c.matmulParameters();
   }
 
   static long totalParams(ModelConfig c) {

@@ -1,0 +1,78 @@
+package arbor.policy.generate;
+
+import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.TorchThreads;
+import arbor.policy.model.VectorLinear;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's choice of matmul kernel ({@code policy.djl.engine.matmul}), made once when the
+ * engine starts. AUTO takes the vector kernel where it can run well: a CPU model, a JVM with
+ * the incubator module and C2, and a heap with room for the packed weights; it says in the log
+ * why not otherwise. VECTOR where it cannot run is an error, not a silent fallback.
+ */
+record EngineMatmul(Qwen3Model.Linear linear, String description) {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EngineMatmul.class);
+
+  static EngineMatmul choose(Qwen3Model model, Matmul setting) {
+    if (setting == Matmul.TORCH) {
+      return torch("configured");
+    }
+    if (setting == Matmul.VECTOR) {
+      String missing = model.device().isGpu() ? "the model is on " + model.device()
+          : VectorLinear.missing();
+      if (missing != null) {
+        throw new IllegalStateException("policy.djl.engine.matmul = vector, but " + missing
+            + "; set it to auto or torch");
+      }
+      String slow = VectorLinear.slow();
+      if (slow != null) {
+        LOG.warn("generation engine: vector matmul as configured, though {}: expect it slower"
+            + " than libtorch", slow);
+      }
+      return vector(model);
+    }
+    String why = reasonAgainst(model);
+    if (why != null) {
+      LOG.info("generation engine: libtorch matmul, because {}", why);
+      return torch(why);
+    }
+    return vector(model);
+  }
+
+  private static EngineMatmul vector(Qwen3Model model) {
+    VectorLinear v = new VectorLinear(TorchThreads.get(), model::weightsVersion);
+    return new EngineMatmul(v, "vector (" + v.threads() + " threads)");
+  }
+
+  private static EngineMatmul torch(String why) {
+    return new EngineMatmul(Qwen3Model.TORCH, "torch (" + why + ")");
+  }
+
+  private static String reasonAgainst(Qwen3Model model) {
+    if (model.device().isGpu()) {
+      return "the model is on " + model.device();
+    }
+    String jvm = VectorLinear.slow();
+    if (jvm != null) {
+      return jvm;
+    }
+    Runtime rt = Runtime.getRuntime();
+    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    long need = VectorLinear.packedBytes(model.config());
+    if (need > free / 2) {
+      return "the packed weights (" + (need >> 20) + " MB) would take more than half of the"
+          + " heap left (" + (free >> 20) + " MB of -Xmx)";
+    }
+    return null;
+  }
+
+  void close() {
+    if (linear instanceof VectorLinear v) {
+      v.close();
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package arbor.policy.generate;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.Device;
+import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.model.ModelConfig;
+import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.TensorDtype;
+import arbor.policy.model.TinyModels;
+import arbor.policy.model.VectorLinear;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class EngineMatmulTest {
+
+  private static final ModelConfig CONFIG = ModelConfig.qwen3(64, 32, 64, 1, 4, 2, 8, true);
+  private static Qwen3Model model;
+
+  @BeforeAll
+  static void load() {
+    model = Qwen3Model.create(CONFIG, TinyModels.randomWeights(CONFIG, 1, TensorDtype.F32)
+        .stream().collect(Collectors.toMap(t -> t.name(), t -> t)), Device.cpu());
+  }
+
+  @AfterAll
+  static void close() {
+    model.close();
+  }
+
+  @Test
+  void autoTakesTheVectorKernelOnlyWhereItRunsFastAndSaysWhyNot() {
+    EngineMatmul m = EngineMatmul.choose(model, Matmul.AUTO);
+    try {
+      String slow = VectorLinear.slow();
+      if (slow != null) {
+        // The test JVMs run C1 only (the pom's test flags): auto must not pick the vector API.
+        assertSame(Qwen3Model.TORCH, m.linear());
+        assertTrue(m.description().contains(slow), m.description());
+      } else {
+        assertInstanceOf(VectorLinear.class, m.linear());
+      }
+    } finally {
+      m.close();
+    }
+  }
+
+  @Test
+  void explicitSettingsAreObeyed() {
+    EngineMatmul torch = EngineMatmul.choose(model, Matmul.TORCH);
+    assertSame(Qwen3Model.TORCH, torch.linear());
+    EngineMatmul vector = EngineMatmul.choose(model, Matmul.VECTOR);
+    try {
+      assertInstanceOf(VectorLinear.class, vector.linear());
+      assertTrue(vector.description().startsWith("vector"), vector.description());
+    } finally {
+      vector.close();
+    }
+  }
+}
