@@ -45,6 +45,8 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
 
   private static EngineMatmul vector(Qwen3Model model) {
     VectorLinear v = new VectorLinear(TorchThreads.get(), model::weightsVersion);
+    LOG.info("generation engine: vector matmul on {} thread(s); the packed weights take {} MB"
+        + " of heap", v.threads(), VectorLinear.packedBytes(model.config()) >> 20);
     return new EngineMatmul(v, "vector (" + v.threads() + " threads)");
   }
 

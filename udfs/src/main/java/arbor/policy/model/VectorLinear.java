@@ -11,7 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
 
 /**
- * The generation engine's CPU linears (weights in the host's memory): each weight is packed once into a {@link PackedMatrix}
+ * The generation engine's CPU linears: each weight is packed once into a {@link PackedMatrix}
  * and multiplied with the Java Vector API, batch-invariant by construction and without the
  * per-call weight repacking of libtorch's GEMM. The packed copies live in the Java heap (about
  * 4 bytes per weight, as much again as the F32 model) and are repacked after the weights change
@@ -51,7 +51,10 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
         ? "the JVM was started without --add-modules=jdk.incubator.vector" : null;
   }
 
-  /** Why the vector matmul would run slower here than libtorch's, or null if it would not. */
+  /**
+   * Why the vector matmul cannot be fast in this JVM (no C2, narrow vectors), or null. Whether
+   * it beats libtorch's GEMM on a given CPU is measured, not checked: {@code bench model}.
+   */
   public static String slow() {
     if (missing() != null) {
       return missing();
