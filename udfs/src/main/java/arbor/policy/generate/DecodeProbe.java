@@ -35,8 +35,9 @@ public final class DecodeProbe implements AutoCloseable {
     this.batch = batch;
     int perRow = Sequence.blocksFor(maxContext + 1, BLOCK);
     long bytes = KvBlocks.bytesPerBlock(model.config(), BLOCK) * ((long) perRow * batch + 1);
-    this.blocks = new KvBlocks(model.newWorkManager(), model.config(), bytes, BLOCK);
-    this.matmul = EngineMatmul.choose(model, matmul);
+    this.matmul = EngineMatmul.choose(model, matmul, bytes);
+    this.blocks = new KvBlocks(model.newWorkManager(), model.config(), bytes, BLOCK,
+        this.matmul.parallel() != null);
     this.tables = new int[batch][perRow];
     for (int[] t : tables) {
       for (int j = 0; j < perRow; j++) {
@@ -65,7 +66,7 @@ public final class DecodeProbe implements AutoCloseable {
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(new long[batch], new Shape(batch, 1));
       NDArray hidden = model.hidden(tokens, positions,
-          new PagedBatch(work, blocks, tables, starts, ones), matmul.linear());
+          blocks.batch(work, tables, starts, ones, matmul.parallel()), matmul.linear());
       Sampler.sample(model.logits(hidden.reshape(batch, -1), matmul.linear()), params, rngs);
     }
     return (System.nanoTime() - t0) / 1e6;

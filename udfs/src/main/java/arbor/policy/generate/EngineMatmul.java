@@ -1,6 +1,7 @@
 package arbor.policy.generate;
 
 import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.model.Parallel;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TorchThreads;
 import arbor.policy.model.VectorLinear;
@@ -9,15 +10,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The engine's choice of matmul kernel ({@code policy.djl.engine.matmul}), made once when the
- * engine starts. AUTO takes the vector kernel where it can run well: a CPU model, a JVM with
- * the incubator module and C2, and a heap with room for the packed weights; it says in the log
- * why not otherwise. VECTOR where it cannot run is an error, not a silent fallback.
+ * engine starts. AUTO takes the vector kernels (matmul and attention) where they can run well: a
+ * CPU model, a JVM with the incubator module and C2, and a heap with room for the packed weights
+ * and the KV budget; it says in the log why not otherwise. VECTOR where it cannot run is an error, not a silent fallback.
  */
 record EngineMatmul(Qwen3Model.Linear linear, String description) {
 
   private static final Logger LOG = LoggerFactory.getLogger(EngineMatmul.class);
 
-  static EngineMatmul choose(Qwen3Model model, Matmul setting) {
+  /** @param kvBytes the KV budget, which the vector kernels keep in the heap too */
+  static EngineMatmul choose(Qwen3Model model, Matmul setting, long kvBytes) {
     if (setting == Matmul.TORCH) {
       return torch("configured");
     }
@@ -35,7 +37,7 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
       }
       return vector(model);
     }
-    String why = reasonAgainst(model);
+    String why = reasonAgainst(model, kvBytes);
     if (why != null) {
       LOG.info("generation engine: libtorch matmul, because {}", why);
       return torch(why);
@@ -54,7 +56,7 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
     return new EngineMatmul(Qwen3Model.TORCH, "torch (" + why + ")");
   }
 
-  private static String reasonAgainst(Qwen3Model model) {
+  private static String reasonAgainst(Qwen3Model model, long kvBytes) {
     if (model.device().isGpu()) {
       return "the model is on " + model.device();
     }
@@ -64,12 +66,17 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
     }
     Runtime rt = Runtime.getRuntime();
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    long need = VectorLinear.packedBytes(model.config());
-    if (need > free / 2) {
-      return "the packed weights (" + (need >> 20) + " MB) would take more than half of the"
-          + " heap left (" + (free >> 20) + " MB of -Xmx)";
+    long packed = VectorLinear.packedBytes(model.config());
+    if (packed + kvBytes > free * 3 / 4) {
+      return "the packed weights (" + (packed >> 20) + " MB) and the KV budget (" + (kvBytes >> 20)
+          + " MB) would take more than 3/4 of the heap left (" + (free >> 20) + " MB of -Xmx)";
     }
     return null;
+  }
+
+  /** The threads of the vector kernels, or null with libtorch's. */
+  Parallel parallel() {
+    return linear instanceof VectorLinear v ? v.parallel() : null;
   }
 
   void close() {

@@ -8,7 +8,6 @@ import ai.djl.pytorch.jni.JniUtils;
 import arbor.conf.DjlPolicySettings;
 import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.VectorLinear;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -114,10 +113,10 @@ public final class GenerationEngine implements AutoCloseable {
   public GenerationEngine(Qwen3Model model, Options options) {
     this.model = model;
     this.options = options;
+    this.matmul = EngineMatmul.choose(model, options.matmul(), options.kvBudgetBytes());
     this.blocks = new KvBlocks(model.newWorkManager(), model.config(), options.kvBudgetBytes(),
-        options.blockSize());
+        options.blockSize(), matmul.parallel() != null);
     this.blockSize = options.blockSize();
-    this.matmul = EngineMatmul.choose(model, options.matmul());
     this.root = blocks.newRoot();
     this.version = model.weightsVersion();
     this.loop = Thread.ofPlatform().daemon().name("arbor-generation-engine").unstarted(this::run);
@@ -224,7 +223,6 @@ public final class GenerationEngine implements AutoCloseable {
   private final List<Runnable> finishedThisStep = new ArrayList<>();
   private long root;
   private long version;
-  private int prefillThreads;
   private long admissions;
   // Written by the engine thread only; volatile so stats() reads them from any thread.
   private volatile long promptTokens;
@@ -242,7 +240,14 @@ public final class GenerationEngine implements AutoCloseable {
     // Torch's grad mode is per thread and on by default in new threads: without this, a model
     // the learner made trainable would record an autograd graph for every decode step.
     JniUtils.setGradMode(false);
-    prefillThreads = JniUtils.getNumThreads();
+    if (matmul.parallel() != null) {
+      // The vector kernels do the matmuls and attention on their own threads; libtorch's
+      // remaining ops (norms, RoPE, sampling) are small, and its OpenMP threads would only spin
+      // on the cores the kernels need (a batch-32 step of the 100m bench model took 83-117 ms
+      // with one torch thread, 79-180 ms with two, on 2 cores). OpenMP keeps the count per
+      // thread, so the learner's threads keep theirs.
+      JniUtils.setNumThreads(1);
+    }
     while (!closed) {
       try {
         if (waiting.isEmpty() && prefilling.isEmpty() && running.isEmpty()) {
@@ -476,11 +481,10 @@ public final class GenerationEngine implements AutoCloseable {
     }
     List<Integer> sampleRows = new ArrayList<>();
     List<Sequence> toSample = new ArrayList<>();
-    torchThreadsFor(false);
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, width));
       NDArray hidden = model.hidden(tokens, positions,
-          new PagedBatch(work, blocks, tables, starts, counts), matmul.linear());
+          blocks.batch(work, tables, starts, counts, matmul.parallel()), matmul.linear());
       for (int i = 0; i < n; i++) {
         Chunk c = group.get(i);
         Sequence s = c.seq();
@@ -521,20 +525,6 @@ public final class GenerationEngine implements AutoCloseable {
     }
   }
 
-  /**
-   * libtorch's thread count for this step's own ops. With the vector kernel a decode step's
-   * remaining libtorch ops (attention over a few hundred keys, norms) run on this thread alone,
-   * so the kernel's threads and libtorch's never wait on each other for the cores (a batch-32
-   * step of the 100m bench model took 83-117 ms this way, 79-180 ms with two torch threads, on
-   * 2 cores); a prefill keeps them all for its long attention. OpenMP keeps the count per
-   * thread, so no other thread's (the learner's) changes.
-   */
-  private void torchThreadsFor(boolean decoding) {
-    if (matmul.linear() instanceof VectorLinear) {
-      JniUtils.setNumThreads(decoding ? 1 : prefillThreads);
-    }
-  }
-
   private void decode() {
     // Every running sequence needs room for the token it feeds; taking it may preempt others.
     for (Sequence s : new ArrayList<>(running)) {
@@ -561,11 +551,10 @@ public final class GenerationEngine implements AutoCloseable {
       positions[i] = s.cached;
     }
     Sampler.Draw[] draws;
-    torchThreadsFor(true);
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, 1));
       NDArray hidden = model.hidden(tokens, positions,
-          new PagedBatch(work, blocks, tables, starts, ones), matmul.linear());
+          blocks.batch(work, tables, starts, ones, matmul.parallel()), matmul.linear());
       draws = draw(model.logits(hidden.reshape(n, -1), matmul.linear()), running);
     }
     List<Sequence> finished = new ArrayList<>();

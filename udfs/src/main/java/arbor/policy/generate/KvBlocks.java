@@ -6,6 +6,8 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import arbor.policy.model.ModelConfig;
+import arbor.policy.model.Parallel;
+import arbor.policy.model.Qwen3Model;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -14,10 +16,12 @@ import java.util.Map;
 
 /**
  * The engine's KV memory: a fixed number of blocks of {@code blockSize} token positions, taken
- * from a byte budget once and never grown. Per layer, keys and values are each one tensor of
- * (blocks * kvHeads, blockSize, headDim): row {@code block * kvHeads + h} holds head h of a block,
- * so gathering a sequence's blocks head-major gives (kvHeads * blocks, blockSize, headDim), which
- * is already the (batch * kvHeads, positions, headDim) layout attention multiplies with.
+ * from a byte budget once and never grown. With libtorch's attention, per layer, keys and values
+ * are each one tensor of (blocks * kvHeads, blockSize, headDim): row {@code block * kvHeads + h}
+ * holds head h of a block, so gathering a sequence's blocks head-major gives (kvHeads * blocks,
+ * blockSize, headDim), which is already the (batch * kvHeads, positions, headDim) layout
+ * attention multiplies with ({@link PagedBatch}). With the engine's vector kernels they live in
+ * the Java heap instead ({@link HeapKv}, {@link VectorAttention}).
  *
  * <p>Also the prefix cache: a full block can be registered under its key (the key of the block
  * before it and its own tokens), and a later sequence whose tokens start the same way reuses it.
@@ -40,6 +44,8 @@ final class KvBlocks implements AutoCloseable {
   private final int total;
   private final NDArray[] keys;
   private final NDArray[] values;
+  /** The heap storage, or null when the tensors hold the keys and values. */
+  private final HeapKv heap;
   private final int[] refs;
   /** The prefix-cache entry of each block, or null. */
   private final BlockKey[] registered;
@@ -67,7 +73,9 @@ final class KvBlocks implements AutoCloseable {
     }
   }
 
-  KvBlocks(NDManager manager, ModelConfig config, long budgetBytes, int blockSize) {
+  /** @param inHeap keep keys and values in the Java heap, for {@link VectorAttention} */
+  KvBlocks(NDManager manager, ModelConfig config, long budgetBytes, int blockSize,
+      boolean inHeap) {
     this.manager = manager;
     this.layers = config.numLayers();
     this.kvHeads = config.numKvHeads();
@@ -83,19 +91,32 @@ final class KvBlocks implements AutoCloseable {
       n = Integer.MAX_VALUE / kvHeads;
     }
     this.total = (int) n;
+    this.heap = inHeap ? new HeapKv(config, total, blockSize) : null;
     this.keys = new NDArray[layers];
     this.values = new NDArray[layers];
-    Shape shape = new Shape((long) total * kvHeads, blockSize, config.headDim());
-    for (int l = 0; l < layers; l++) {
-      // Uninitialised: the pages are only committed when first written (zeroFresh).
-      keys[l] = manager.create(shape, DataType.FLOAT32);
-      values[l] = manager.create(shape, DataType.FLOAT32);
+    if (!inHeap) {
+      Shape shape = new Shape((long) total * kvHeads, blockSize, config.headDim());
+      for (int l = 0; l < layers; l++) {
+        // Uninitialised: the pages are only committed when first written (zeroFresh).
+        keys[l] = manager.create(shape, DataType.FLOAT32);
+        values[l] = manager.create(shape, DataType.FLOAT32);
+      }
     }
     this.refs = new int[total];
     this.registered = new BlockKey[total];
     this.serials = new long[total];
     this.nextFresh = 1;
     zeroThrough(0);
+  }
+
+  /**
+   * The keys and values of one forward over several sequences (row i adds {@code counts[i]}
+   * tokens at {@code starts[i]}...), attended where this memory keeps them.
+   */
+  Qwen3Model.KvSource batch(NDManager work, int[][] tables, int[] starts, int[] counts,
+      Parallel parallel) {
+    return heap != null ? new VectorAttention(heap, tables, starts, counts, parallel)
+        : new PagedBatch(work, this, tables, starts, counts);
   }
 
   /** Bytes of keys and values one block takes, over all layers (F32). */
@@ -246,7 +267,7 @@ final class KvBlocks implements AutoCloseable {
 
   /** Zeroes memory up to block {@code b}, a slice of blocks at a time, before its first use. */
   private void zeroThrough(int b) {
-    if (b < zeroedUpTo) {
+    if (b < zeroedUpTo || heap != null) {
       return;
     }
     // Never-written memory may hold NaNs, and padded attention reads whole blocks: a masked

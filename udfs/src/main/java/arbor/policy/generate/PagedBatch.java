@@ -101,12 +101,7 @@ final class PagedBatch implements Qwen3Model.KvSource {
   }
 
   @Override
-  public boolean batchInvariant() {
-    return true;
-  }
-
-  @Override
-  public NDArray[] attend(int layer, NDArray k, NDArray v) {
+  public NDArray attention(Qwen3Model model, int layer, NDArray q, NDArray k, NDArray v) {
     // k, v: (rows, kvHeads, T, headDim) -> one (rows * T * kvHeads, headDim) scatter each.
     NDManager work = k.getManager();
     long d = k.getShape().get(3);
@@ -115,12 +110,7 @@ final class PagedBatch implements Qwen3Model.KvSource {
     blocks.values(layer).set(write, v.transpose(0, 2, 1, 3).reshape(-1, d));
     NDIndex read = new NDIndex("{}", gather);
     Shape shape = new Shape(rows, blocks.kvHeads(), positions, d);
-    return new NDArray[] {blocks.keys(layer).get(work, read).reshape(shape),
-        blocks.values(layer).get(work, read).reshape(shape)};
-  }
-
-  @Override
-  public NDArray mask() {
-    return mask;
+    return model.invariantAttention(q, blocks.keys(layer).get(work, read).reshape(shape),
+        blocks.values(layer).get(work, read).reshape(shape), mask);
   }
 }

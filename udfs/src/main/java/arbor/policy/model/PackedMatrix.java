@@ -1,8 +1,6 @@
 package arbor.policy.model;
 
 import java.util.Arrays;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -73,37 +71,21 @@ final class PackedMatrix {
   }
 
   /**
-   * {@code y = x W^T} for x row-major (rows, in); returns y row-major (rows, out). With a pool,
-   * the output's panels are split between the pool's threads and the caller.
+   * {@code y = x W^T} for x row-major (rows, in); returns y row-major (rows, out). Large products
+   * split the output's panels between {@code parallel}'s threads.
    */
-  float[] multiply(float[] x, int rows, ExecutorService pool, int threads) {
+  float[] multiply(float[] x, int rows, Parallel parallel) {
     if ((long) rows * in != x.length) {
       throw new IllegalArgumentException("input has " + x.length + " values, not " + rows
           + " x " + in);
     }
     float[] y = new float[rows * out];
-    int parts = (long) rows * in * out < PARALLEL_WORK || pool == null
-        ? 1 : Math.min(threads, panels);
+    int parts = (long) rows * in * out < PARALLEL_WORK ? 1 : Math.min(parallel.threads(), panels);
     if (parts <= 1) {
       panels(x, rows, y, 0, panels);
-      return y;
-    }
-    Future<?>[] running = new Future<?>[parts - 1];
-    for (int t = 1; t < parts; t++) {
-      int from = (int) ((long) panels * t / parts);
-      int to = (int) ((long) panels * (t + 1) / parts);
-      running[t - 1] = pool.submit(() -> panels(x, rows, y, from, to));
-    }
-    panels(x, rows, y, 0, panels / parts);
-    for (Future<?> f : running) {
-      try {
-        f.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted during a matmul", e);
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw new IllegalStateException("matmul worker failed", e.getCause());
-      }
+    } else {
+      parallel.forEach(parts, t -> panels(x, rows, y,
+          (int) ((long) panels * t / parts), (int) ((long) panels * (t + 1) / parts)));
     }
     return y;
   }

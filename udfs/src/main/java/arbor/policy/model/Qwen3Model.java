@@ -58,28 +58,16 @@ public final class Qwen3Model implements AutoCloseable {
       NDArray postNorm, NDArray gate, NDArray up, NDArray down) {}
 
   /**
-   * Where a forward pass gets the keys and values to attend over. The plain causal source uses
-   * the step's own keys; a KV cache stores them and returns everything cached so far.
+   * Where a forward pass gets the keys and values to attend over, and how it attends: the plain
+   * causal source uses the step's own keys; a KV cache stores them and attends over everything
+   * cached so far.
    */
   public interface KvSource {
     /**
-     * Takes this step's keys and values of one layer, each (B, kvHeads, T, headDim), and returns
-     * the keys and values to attend over, each (B, kvHeads, S, headDim).
+     * Takes this step's queries q (B, nH, T, headDim) and keys and values of one layer, each
+     * (B, kvHeads, T, headDim), and returns the attention output (B, T, nH * headDim).
      */
-    NDArray[] attend(int layer, NDArray keys, NDArray values);
-
-    /** Additive mask broadcastable to (B, kvHeads, group, T, S): 0 = visible, MASKED = hidden. */
-    NDArray mask();
-
-    /**
-     * Whether attention must give each row the bits it would get in any other batch
-     * ({@link #invariantAttention}): a generation cache, whose rows meet whatever batch is live.
-     * The key length S must then be at least {@link #MIN_KEYS} and, above {@link #KEY_CHUNK}, a
-     * multiple of it ({@link #invariantKeyLength}).
-     */
-    default boolean batchInvariant() {
-      return false;
-    }
+    NDArray attention(Qwen3Model model, int layer, NDArray q, NDArray keys, NDArray values);
   }
 
   /**
@@ -291,7 +279,6 @@ public final class Qwen3Model implements AutoCloseable {
     long b = tokens.getShape().get(0);
     long t = tokens.getShape().get(1);
     NDArray[] cosSin = ropeTables(work, positions, b, t);            // 2 x (B, 1, T, D)
-    NDArray mask = kv.mask();                                        // (B|1, 1, 1, T, S)
 
     NDArray x = embed(tokens);                                       // (B, T, hidden)
     for (int i = 0; i < layers.length; i++) {
@@ -301,10 +288,7 @@ public final class Qwen3Model implements AutoCloseable {
       NDManager scope = work.newSubManager();
       x.attach(scope);
       NDArray[] qkv = queryKeyValue(i, x, cosSin, linear);
-      NDArray[] keysValues = kv.attend(i, qkv[1], qkv[2]);           // 2 x (B, nKv, S, D)
-      NDArray attn = kv.batchInvariant()
-          ? invariantAttention(qkv[0], keysValues[0], keysValues[1], mask)
-          : attention(qkv[0], keysValues[0], keysValues[1], mask);
+      NDArray attn = kv.attention(this, i, qkv[0], qkv[1], qkv[2]);   // (B, T, nH * D)
       x = afterAttention(i, x, attn, linear);                        // (B, T, hidden)
       x.attach(work);
       scope.close();
@@ -495,11 +479,12 @@ public final class Qwen3Model implements AutoCloseable {
     }
 
     @Override
-    public NDArray[] attend(int layer, NDArray keys, NDArray values) {
-      return new NDArray[] {keys, values};
+    public NDArray attention(Qwen3Model model, int layer, NDArray q, NDArray keys,
+        NDArray values) {
+      return model.attention(q, keys, values, mask);
     }
 
-    @Override
+    /** The additive causal mask, broadcastable to (B, kvHeads, group, T, T). */
     public NDArray mask() {
       return mask;
     }

@@ -6,8 +6,6 @@ import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,9 +21,8 @@ import java.util.function.LongSupplier;
  */
 public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
 
-  private final int threads;
+  private final Parallel parallel;
   private final LongSupplier weightsVersion;
-  private final ExecutorService pool;
   private final Map<NDArray, PackedMatrix> packed = new IdentityHashMap<>();
   private long packedVersion;
 
@@ -38,10 +35,8 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
     if (why != null) {
       throw new IllegalStateException("the vector matmul cannot run in this JVM: " + why);
     }
-    this.threads = Math.max(1, threads);
+    this.parallel = new Parallel(threads, "arbor-matmul");
     this.weightsVersion = weightsVersion;
-    this.pool = this.threads == 1 ? null : Executors.newFixedThreadPool(this.threads - 1,
-        Thread.ofPlatform().daemon().name("arbor-matmul-", 0).factory());
     this.packedVersion = weightsVersion.getAsLong();
   }
 
@@ -85,7 +80,12 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
   }
 
   public int threads() {
-    return threads;
+    return parallel.threads();
+  }
+
+  /** The threads it multiplies with, for the engine's other kernels. */
+  public Parallel parallel() {
+    return parallel;
   }
 
   @Override
@@ -94,7 +94,7 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
     int in = (int) shape.getLastDimension();
     int rows = (int) (shape.size() / in);
     PackedMatrix w = packedFor(weight);
-    float[] y = w.multiply(x.toFloatArray(), rows, pool, threads);
+    float[] y = w.multiply(x.toFloatArray(), rows, parallel);
     if (bias != null) {
       float[] b = bias.toFloatArray();
       for (int r = 0; r < rows; r++) {
@@ -121,9 +121,7 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
 
   @Override
   public void close() {
-    if (pool != null) {
-      pool.shutdownNow();
-    }
+    parallel.close();
     synchronized (this) {
       packed.clear();
     }

@@ -34,7 +34,7 @@ class EngineMatmulTest {
 
   @Test
   void autoTakesTheVectorKernelOnlyWhereItRunsFastAndSaysWhyNot() {
-    EngineMatmul m = EngineMatmul.choose(model, Matmul.AUTO);
+    EngineMatmul m = EngineMatmul.choose(model, Matmul.AUTO, 1 << 20);
     try {
       String slow = VectorLinear.slow();
       if (slow != null) {
@@ -51,9 +51,9 @@ class EngineMatmulTest {
 
   @Test
   void explicitSettingsAreObeyed() {
-    EngineMatmul torch = EngineMatmul.choose(model, Matmul.TORCH);
+    EngineMatmul torch = EngineMatmul.choose(model, Matmul.TORCH, 1 << 20);
     assertSame(Qwen3Model.TORCH, torch.linear());
-    EngineMatmul vector = EngineMatmul.choose(model, Matmul.VECTOR);
+    EngineMatmul vector = EngineMatmul.choose(model, Matmul.VECTOR, 1 << 20);
     try {
       assertInstanceOf(VectorLinear.class, vector.linear());
       assertTrue(vector.description().startsWith("vector"), vector.description());

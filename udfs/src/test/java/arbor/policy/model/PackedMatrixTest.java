@@ -7,20 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class PackedMatrixTest {
 
+  private static final Parallel ONE = new Parallel(1, "unused");
+
   @ParameterizedTest(name = "{0} rows, {1} in, {2} out")
   @CsvSource({"1, 8, 5", "7, 37, 50", "19, 64, 131", "33, 130, 96"})
   void multipliesLikeADoublePrecisionReference(int rows, int in, int out) {
     float[] w = random(out * in, 1);
     float[] x = random(rows * in, 2);
-    float[] y = new PackedMatrix(w, out, in).multiply(x, rows, null, 1);
+    float[] y = new PackedMatrix(w, out, in).multiply(x, rows, ONE);
     assertEquals(rows * out, y.length);
     for (int r = 0; r < rows; r++) {
       for (int c = 0; c < out; c++) {
@@ -41,28 +41,25 @@ class PackedMatrixTest {
    * and with the columns split between threads.
    */
   @Test
-  void aRowGetsTheSameBitsInAnyBatchAndOnAnyThreads() throws Exception {
+  void aRowGetsTheSameBitsInAnyBatchAndOnAnyThreads() {
     int in = 96;
     int out = 300;  // six full panels and a partial one with 512-bit vectors
     PackedMatrix m = new PackedMatrix(random(out * in, 3), out, in);
     float[] row = random(in, 4);
-    float[] alone = m.multiply(row, 1, null, 1);
-    ExecutorService pool = Executors.newFixedThreadPool(2);
-    try {
+    float[] alone = m.multiply(row, 1, ONE);
+    try (Parallel three = new Parallel(3, "test-matmul")) {
       for (int rows : new int[] {2, 5, 8, 9, 17, 40}) {
         for (int at : new int[] {0, rows / 2, rows - 1}) {
           float[] x = random(rows * in, 100 + rows);
           System.arraycopy(row, 0, x, at * in, in);
           for (int threads : new int[] {1, 3}) {
             // 40 x 96 x 300 multiply-adds exceed the parallel limit: that product is split.
-            float[] y = m.multiply(x, rows, pool, threads);
+            float[] y = m.multiply(x, rows, threads == 1 ? ONE : three);
             assertArrayEquals(alone, Arrays.copyOfRange(y, at * out, (at + 1) * out),
                 rows + " rows, row " + at + ", " + threads + " threads");
           }
         }
       }
-    } finally {
-      pool.shutdownNow();
     }
   }
 
@@ -71,7 +68,7 @@ class PackedMatrixTest {
     var e = assertThrows(IllegalArgumentException.class, () -> new PackedMatrix(new float[10], 3, 4));
     assertTrue(e.getMessage().contains("3 x 4"), e.getMessage());
     PackedMatrix m = new PackedMatrix(new float[12], 3, 4);
-    e = assertThrows(IllegalArgumentException.class, () -> m.multiply(new float[9], 2, null, 1));
+    e = assertThrows(IllegalArgumentException.class, () -> m.multiply(new float[9], 2, ONE));
     assertTrue(e.getMessage().contains("2 x 4"), e.getMessage());
   }
 

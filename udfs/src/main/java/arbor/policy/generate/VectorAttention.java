@@ -1,0 +1,243 @@
+package arbor.policy.generate;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.types.Shape;
+import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.Parallel;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Paged attention in Java for the engine's vector kernel: like {@link PagedBatch}, a forward over
+ * several sequences whose row i adds {@code counts[i]} tokens at positions {@code starts[i]}...,
+ * but its keys and values live in {@link HeapKv} and each query attends over its sequence's
+ * blocks where they are: nothing is gathered or padded, and a decode step and a prefill chunk
+ * run the same code.
+ *
+ * <p>Batch-invariant by construction: a query's result depends on its own vector and the keys
+ * and values it may see, never on the other rows, on padding, or on which thread computes it.
+ * Every sum runs in position order (a score over the head dimensions in order, the softmax's sum
+ * lane by lane over aligned positions, a weighted value over positions), and the exponential is
+ * {@link #exp}, made of IEEE operations only, so the interpreter, C1 and C2, one lane or sixteen,
+ * give the same bits. The vectorised path needs the block size and the head dimension to be
+ * multiples of the vector length; other shapes (the tests' tiny models) take the scalar path,
+ * always the same one for a given engine.
+ */
+final class VectorAttention implements Qwen3Model.KvSource {
+
+  private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+  private static final int L = S.length();
+
+  private final HeapKv kv;
+  private final int[][] tables;
+  private final int[] starts;
+  private final int[] counts;
+  private final Parallel threads;
+  private final boolean vectorised;
+
+  /**
+   * @param tables each row's blocks, covering at least {@code starts[i] + counts[i]} positions
+   * @param threads whose threads share the queries
+   */
+  VectorAttention(HeapKv kv, int[][] tables, int[] starts, int[] counts, Parallel threads) {
+    this.kv = kv;
+    this.tables = tables;
+    this.starts = starts;
+    this.counts = counts;
+    this.threads = threads;
+    this.vectorised = vectorises(kv.blockSize(), kv.headDim());
+  }
+
+  /** Whether blocks of {@code blockSize} positions and heads of {@code headDim} take the vector path. */
+  static boolean vectorises(int blockSize, int headDim) {
+    return blockSize % L == 0 && headDim % L == 0;
+  }
+
+  @Override
+  public NDArray attention(Qwen3Model model, int layer, NDArray q, NDArray k, NDArray v) {
+    long[] shape = q.getShape().getShape();                         // (B, nH, T, D)
+    int n = tables.length;
+    int heads = (int) shape[1];
+    int t = (int) shape[2];
+    int d = kv.headDim();
+    int kvHeads = kv.kvHeads();
+    int group = heads / kvHeads;
+    int bs = kv.blockSize();
+    float[] qs = q.toFloatArray();
+    float[] ks = k.toFloatArray();                                  // (B, nKv, T, D)
+    float[] vs = v.toFloatArray();
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < counts[i]; j++) {
+        int p = starts[i] + j;
+        for (int h = 0; h < kvHeads; h++) {
+          kv.write(layer, tables[i][p / bs], p % bs, h, ks, vs, ((i * kvHeads + h) * t + j) * d);
+        }
+      }
+    }
+    float scale = (float) (1.0 / Math.sqrt(d));
+    // Padded queries (beyond a row's count) stay zero: finite, and ignored by the caller.
+    float[] out = new float[n * t * heads * d];
+    threads.forEach(n * heads, task -> {
+      int i = task / heads;
+      int h = task % heads;
+      float[] scores = new float[(starts[i] + counts[i] + bs - 1) / bs * bs];
+      float[] query = new float[d];
+      for (int j = 0; j < counts[i]; j++) {
+        int from = ((i * heads + h) * t + j) * d;
+        for (int e = 0; e < d; e++) {
+          query[e] = qs[from + e] * scale;
+        }
+        attend(layer, tables[i], starts[i] + j + 1, h / group, query, scores, out,
+            ((i * t + j) * heads + h) * d);
+      }
+    });
+    return q.getManager().create(out, new Shape(n, t, (long) heads * d));
+  }
+
+  /**
+   * One query of kv head {@code h} over positions [0, visible) of a sequence's blocks; writes
+   * headDim outputs to {@code out} at {@code at}. {@code scores} holds whole blocks.
+   */
+  private void attend(int layer, int[] table, int visible, int h, float[] query, float[] scores,
+      float[] out, int at) {
+    int bs = kv.blockSize();
+    int d = kv.headDim();
+    int blocks = (visible + bs - 1) / bs;
+    for (int b = 0; b < blocks; b++) {
+      int block = table[b];
+      if (vectorised) {
+        scoresVector(kv.keys(layer, block), kv.offset(block, h), query, scores, b * bs);
+      } else {
+        scoresScalar(kv.keys(layer, block), kv.offset(block, h), query, scores, b * bs);
+      }
+    }
+    float max = Float.NEGATIVE_INFINITY;
+    for (int j = 0; j < visible; j++) {
+      max = Math.max(max, scores[j]);
+    }
+    float sum = vectorised ? expVector(scores, visible, max) : expScalar(scores, visible, max);
+    for (int c = 0; c < d; c += vectorised ? L : 1) {
+      if (vectorised) {
+        FloatVector acc = FloatVector.zero(S);
+        for (int b = 0; b < blocks; b++) {
+          int block = table[b];
+          float[] vs = kv.values(layer, block);
+          int o = kv.offset(block, h) + c;
+          int slots = Math.min(bs, visible - b * bs);
+          for (int s = 0; s < slots; s++) {
+            acc = FloatVector.broadcast(S, scores[b * bs + s])
+                .fma(FloatVector.fromArray(S, vs, o + s * d), acc);
+          }
+        }
+        acc.div(sum).intoArray(out, at + c);
+      } else {
+        float acc = 0f;
+        for (int b = 0; b < blocks; b++) {
+          int block = table[b];
+          float[] vs = kv.values(layer, block);
+          int o = kv.offset(block, h) + c;
+          int slots = Math.min(bs, visible - b * bs);
+          for (int s = 0; s < slots; s++) {
+            acc = Math.fma(scores[b * bs + s], vs[o + s * d], acc);
+          }
+        }
+        out[at + c] = acc / sum;
+      }
+    }
+  }
+
+  /** A block's scores: for each position, the products over the head dimensions, in order. */
+  private void scoresVector(float[] keys, int o, float[] query, float[] scores, int to) {
+    int bs = kv.blockSize();
+    int d = kv.headDim();
+    for (int j = 0; j < bs; j += L) {
+      FloatVector acc = FloatVector.zero(S);
+      for (int e = 0; e < d; e++) {
+        acc = FloatVector.broadcast(S, query[e]).fma(FloatVector.fromArray(S, keys, o + e * bs + j), acc);
+      }
+      acc.intoArray(scores, to + j);
+    }
+  }
+
+  private void scoresScalar(float[] keys, int o, float[] query, float[] scores, int to) {
+    int bs = kv.blockSize();
+    int d = kv.headDim();
+    for (int j = 0; j < bs; j++) {
+      float acc = 0f;
+      for (int e = 0; e < d; e++) {
+        acc = Math.fma(query[e], keys[o + e * bs + j], acc);
+      }
+      scores[to + j] = acc;
+    }
+  }
+
+  /** Replaces scores [0, visible) by exp(score - max); returns their sum, lane by lane. */
+  private static float expVector(float[] scores, int visible, float max) {
+    FloatVector sums = FloatVector.zero(S);
+    for (int j = 0; j < visible; j += L) {
+      VectorMask<Float> live = S.indexInRange(j, visible);
+      FloatVector e = exp(FloatVector.fromArray(S, scores, j).sub(max));
+      e = FloatVector.zero(S).blend(e, live);
+      e.intoArray(scores, j);
+      sums = sums.add(e);
+    }
+    float sum = 0f;
+    for (float lane : sums.toArray()) {
+      sum += lane;
+    }
+    return sum;
+  }
+
+  private static float expScalar(float[] scores, int visible, float max) {
+    float sum = 0f;
+    for (int j = 0; j < visible; j++) {
+      scores[j] = exp(scores[j] - max);
+      sum += scores[j];
+    }
+    return sum;
+  }
+
+  // exp(x) for x <= 0: 2^n * e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts, so
+  // r is nearly exact), e^r by its Taylor series to degree 7 (|r| <= 0.35: error ~1e-8).
+  private static final float MIN_X = -87f;
+  private static final float LOG2E = 1.44269504f;
+  private static final float LN2_HI = 0.693359375f;
+  private static final float LN2_LO = -2.12194440e-4f;
+  /** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude < 2^22 to an integer. */
+  private static final float ROUND = 12582912f;
+  private static final float[] TAYLOR = {1f / 5040, 1f / 720, 1f / 120, 1f / 24, 1f / 6, 0.5f,
+      1f, 1f};
+
+  /**
+   * e^x for x <= 0 (below -87, as if -87: under 1e-37 and the softmax's sum is at least 1),
+   * with the same operations as {@link #exp(FloatVector)}, so both give the same bits.
+   */
+  static float exp(float x) {
+    x = Math.max(x, MIN_X);
+    float n = Math.fma(x, LOG2E, ROUND) - ROUND;
+    float r = Math.fma(n, -LN2_HI, x);
+    r = Math.fma(n, -LN2_LO, r);
+    float p = TAYLOR[0];
+    for (int i = 1; i < TAYLOR.length; i++) {
+      p = Math.fma(p, r, TAYLOR[i]);
+    }
+    return p * Float.intBitsToFloat(((int) n + 127) << 23);
+  }
+
+  static FloatVector exp(FloatVector x) {
+    x = x.max(MIN_X);
+    FloatVector n = x.fma(LOG2E, ROUND).sub(ROUND);
+    FloatVector r = n.fma(FloatVector.broadcast(S, -LN2_HI), x);
+    r = n.fma(FloatVector.broadcast(S, -LN2_LO), r);
+    FloatVector p = FloatVector.broadcast(S, TAYLOR[0]);
+    for (int i = 1; i < TAYLOR.length; i++) {
+      p = p.fma(r, FloatVector.broadcast(S, TAYLOR[i]));
+    }
+    IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127)
+        .lanewise(VectorOperators.LSHL, 23);
+    return p.mul(bits.reinterpretAsFloats());
+  }
+}
