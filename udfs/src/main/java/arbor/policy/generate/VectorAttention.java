@@ -3,10 +3,10 @@ package arbor.policy.generate;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
 import arbor.policy.model.Qwen3Model;
+import java.util.Arrays;
 import arbor.policy.model.Parallel;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -174,15 +174,19 @@ final class VectorAttention implements Qwen3Model.KvSource {
     }
   }
 
-  /** Replaces scores [0, visible) by exp(score - max); returns their sum, lane by lane. */
+  /**
+   * Replaces scores [0, visible) by exp(score - max) and the rest of the last vector by zeros;
+   * returns their sum, lane by lane. (No masked operations: C2 leaves some of them to Java code.)
+   */
   private static float expVector(float[] scores, int visible, float max) {
+    int end = (visible + L - 1) / L * L;
+    for (int j = 0; j < end; j += L) {
+      exp(FloatVector.fromArray(S, scores, j).sub(max)).intoArray(scores, j);
+    }
+    Arrays.fill(scores, visible, end, 0f);
     FloatVector sums = FloatVector.zero(S);
-    for (int j = 0; j < visible; j += L) {
-      VectorMask<Float> live = S.indexInRange(j, visible);
-      FloatVector e = exp(FloatVector.fromArray(S, scores, j).sub(max));
-      e = FloatVector.zero(S).blend(e, live);
-      e.intoArray(scores, j);
-      sums = sums.add(e);
+    for (int j = 0; j < end; j += L) {
+      sums = sums.add(FloatVector.fromArray(S, scores, j));
     }
     float sum = 0f;
     for (float lane : sums.toArray()) {
@@ -208,8 +212,12 @@ final class VectorAttention implements Qwen3Model.KvSource {
   private static final float LN2_LO = -2.12194440e-4f;
   /** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude < 2^22 to an integer. */
   private static final float ROUND = 12582912f;
-  private static final float[] TAYLOR = {1f / 5040, 1f / 720, 1f / 120, 1f / 24, 1f / 6, 0.5f,
-      1f, 1f};
+  private static final float C7 = 1f / 5040;
+  private static final float C6 = 1f / 720;
+  private static final float C5 = 1f / 120;
+  private static final float C4 = 1f / 24;
+  private static final float C3 = 1f / 6;
+  private static final float C2 = 0.5f;
 
   /**
    * e^x for x <= 0 (below -87, as if -87: under 1e-37 and the softmax's sum is at least 1),
@@ -220,10 +228,13 @@ final class VectorAttention implements Qwen3Model.KvSource {
     float n = Math.fma(x, LOG2E, ROUND) - ROUND;
     float r = Math.fma(n, -LN2_HI, x);
     r = Math.fma(n, -LN2_LO, r);
-    float p = TAYLOR[0];
-    for (int i = 1; i < TAYLOR.length; i++) {
-      p = Math.fma(p, r, TAYLOR[i]);
-    }
+    float p = Math.fma(C7, r, C6);
+    p = Math.fma(p, r, C5);
+    p = Math.fma(p, r, C4);
+    p = Math.fma(p, r, C3);
+    p = Math.fma(p, r, C2);
+    p = Math.fma(p, r, 1f);
+    p = Math.fma(p, r, 1f);
     return p * Float.intBitsToFloat(((int) n + 127) << 23);
   }
 
@@ -232,10 +243,13 @@ final class VectorAttention implements Qwen3Model.KvSource {
     FloatVector n = x.fma(LOG2E, ROUND).sub(ROUND);
     FloatVector r = n.fma(FloatVector.broadcast(S, -LN2_HI), x);
     r = n.fma(FloatVector.broadcast(S, -LN2_LO), r);
-    FloatVector p = FloatVector.broadcast(S, TAYLOR[0]);
-    for (int i = 1; i < TAYLOR.length; i++) {
-      p = p.fma(r, FloatVector.broadcast(S, TAYLOR[i]));
-    }
+    FloatVector p = r.fma(C7, C6);
+    p = p.fma(r, FloatVector.broadcast(S, C5));
+    p = p.fma(r, FloatVector.broadcast(S, C4));
+    p = p.fma(r, FloatVector.broadcast(S, C3));
+    p = p.fma(r, FloatVector.broadcast(S, C2));
+    p = p.fma(r, FloatVector.broadcast(S, 1f));
+    p = p.fma(r, FloatVector.broadcast(S, 1f));
     IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127)
         .lanewise(VectorOperators.LSHL, 23);
     return p.mul(bits.reinterpretAsFloats());
