@@ -104,61 +104,162 @@ final class VectorAttention implements Qwen3Model.KvSource {
   private void attend(int layer, int[] table, int visible, int h, float[] query, float[] scores,
       float[] out, int at) {
     int bs = kv.blockSize();
-    int d = kv.headDim();
     int blocks = (visible + bs - 1) / bs;
-    for (int b = 0; b < blocks; b++) {
-      int block = table[b];
-      if (vectorised) {
-        scoresVector(kv.keys(layer, block), kv.offset(block, h), query, scores, b * bs);
-      } else {
+    if (vectorised) {
+      scoresVector(layer, table, blocks, h, query, scores);
+    } else {
+      for (int b = 0; b < blocks; b++) {
+        int block = table[b];
         scoresScalar(kv.keys(layer, block), kv.offset(block, h), query, scores, b * bs);
       }
     }
-    float max = Float.NEGATIVE_INFINITY;
-    for (int j = 0; j < visible; j++) {
+    float max = vectorised ? maxVector(scores, visible) : Float.NEGATIVE_INFINITY;
+    for (int j = vectorised ? visible / L * L : 0; j < visible; j++) {
       max = Math.max(max, scores[j]);
     }
-    float sum = vectorised ? expVector(scores, visible, max) : expScalar(scores, visible, max);
-    for (int c = 0; c < d; c += vectorised ? L : 1) {
-      if (vectorised) {
-        FloatVector acc = FloatVector.zero(S);
-        for (int b = 0; b < blocks; b++) {
-          int block = table[b];
-          float[] vs = kv.values(layer, block);
-          int o = kv.offset(block, h) + c;
-          int slots = Math.min(bs, visible - b * bs);
-          for (int s = 0; s < slots; s++) {
-            acc = FloatVector.broadcast(S, scores[b * bs + s])
-                .fma(FloatVector.fromArray(S, vs, o + s * d), acc);
-          }
-        }
-        acc.div(sum).intoArray(out, at + c);
-      } else {
-        float acc = 0f;
-        for (int b = 0; b < blocks; b++) {
-          int block = table[b];
-          float[] vs = kv.values(layer, block);
-          int o = kv.offset(block, h) + c;
-          int slots = Math.min(bs, visible - b * bs);
-          for (int s = 0; s < slots; s++) {
-            acc = Math.fma(scores[b * bs + s], vs[o + s * d], acc);
-          }
-        }
-        out[at + c] = acc / sum;
-      }
+    if (vectorised) {
+      weightedVector(layer, table, visible, h, scores, expVector(scores, visible, max), out, at);
+    } else {
+      weightedScalar(layer, table, visible, h, scores, expScalar(scores, visible, max), out, at);
     }
   }
 
-  /** A block's scores: for each position, the products over the head dimensions, in order. */
-  private void scoresVector(float[] keys, int o, float[] query, float[] scores, int to) {
+  // The vector loops below run four independent chains of multiply-adds side by side (four
+  // vectors of positions, or four of dimensions), so the adds' latency overlaps; each element
+  // still gets one chain in the same order as in the scalar loops.
+
+  /**
+   * Scores of a query over whole blocks: for each position, the products over the head
+   * dimensions in order. Chunk c is the c-th vector of positions, at {@code scores[c * L]}.
+   */
+  private void scoresVector(int layer, int[] table, int blocks, int h, float[] query,
+      float[] scores) {
     int bs = kv.blockSize();
     int d = kv.headDim();
-    for (int j = 0; j < bs; j += L) {
-      FloatVector acc = FloatVector.zero(S);
+    int perBlock = bs / L;
+    int chunks = blocks * perBlock;
+    int c = 0;
+    for (; c + 4 <= chunks; c += 4) {
+      float[] k0 = keysOf(layer, table, c);
+      float[] k1 = keysOf(layer, table, c + 1);
+      float[] k2 = keysOf(layer, table, c + 2);
+      float[] k3 = keysOf(layer, table, c + 3);
+      int o0 = keyOffset(table, h, c);
+      int o1 = keyOffset(table, h, c + 1);
+      int o2 = keyOffset(table, h, c + 2);
+      int o3 = keyOffset(table, h, c + 3);
+      FloatVector a0 = FloatVector.zero(S);
+      FloatVector a1 = a0;
+      FloatVector a2 = a0;
+      FloatVector a3 = a0;
       for (int e = 0; e < d; e++) {
-        acc = FloatVector.broadcast(S, query[e]).fma(FloatVector.fromArray(S, keys, o + e * bs + j), acc);
+        FloatVector q = FloatVector.broadcast(S, query[e]);
+        a0 = q.fma(FloatVector.fromArray(S, k0, o0 + e * bs), a0);
+        a1 = q.fma(FloatVector.fromArray(S, k1, o1 + e * bs), a1);
+        a2 = q.fma(FloatVector.fromArray(S, k2, o2 + e * bs), a2);
+        a3 = q.fma(FloatVector.fromArray(S, k3, o3 + e * bs), a3);
       }
-      acc.intoArray(scores, to + j);
+      a0.intoArray(scores, c * L);
+      a1.intoArray(scores, (c + 1) * L);
+      a2.intoArray(scores, (c + 2) * L);
+      a3.intoArray(scores, (c + 3) * L);
+    }
+    for (; c < chunks; c++) {
+      float[] k = keysOf(layer, table, c);
+      int o = keyOffset(table, h, c);
+      FloatVector a = FloatVector.zero(S);
+      for (int e = 0; e < d; e++) {
+        a = FloatVector.broadcast(S, query[e]).fma(FloatVector.fromArray(S, k, o + e * bs), a);
+      }
+      a.intoArray(scores, c * L);
+    }
+  }
+
+  /** The largest of the scores in whole vectors below {@code visible} (a maximum is exact). */
+  private static float maxVector(float[] scores, int visible) {
+    FloatVector m = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+    for (int j = 0; j + L <= visible; j += L) {
+      m = m.max(FloatVector.fromArray(S, scores, j));
+    }
+    return m.reduceLanes(VectorOperators.MAX);
+  }
+
+  private float[] keysOf(int layer, int[] table, int chunk) {
+    return kv.keys(layer, table[chunk / (kv.blockSize() / L)]);
+  }
+
+  private int keyOffset(int[] table, int h, int chunk) {
+    int perBlock = kv.blockSize() / L;
+    return kv.offset(table[chunk / perBlock], h) + chunk % perBlock * L;
+  }
+
+  /**
+   * {@code out[at..] = sum over positions of weight * value / sum}, positions in order; four
+   * vectors of dimensions at a time.
+   */
+  private void weightedVector(int layer, int[] table, int visible, int h, float[] weights,
+      float sum, float[] out, int at) {
+    int bs = kv.blockSize();
+    int d = kv.headDim();
+    int blocks = (visible + bs - 1) / bs;
+    int c = 0;
+    for (; c + 4 * L <= d; c += 4 * L) {
+      FloatVector a0 = FloatVector.zero(S);
+      FloatVector a1 = a0;
+      FloatVector a2 = a0;
+      FloatVector a3 = a0;
+      for (int b = 0; b < blocks; b++) {
+        int block = table[b];
+        float[] vs = kv.values(layer, block);
+        int o = kv.offset(block, h) + c;
+        int slots = Math.min(bs, visible - b * bs);
+        for (int s = 0; s < slots; s++) {
+          FloatVector w = FloatVector.broadcast(S, weights[b * bs + s]);
+          int v = o + s * d;
+          a0 = w.fma(FloatVector.fromArray(S, vs, v), a0);
+          a1 = w.fma(FloatVector.fromArray(S, vs, v + L), a1);
+          a2 = w.fma(FloatVector.fromArray(S, vs, v + 2 * L), a2);
+          a3 = w.fma(FloatVector.fromArray(S, vs, v + 3 * L), a3);
+        }
+      }
+      a0.div(sum).intoArray(out, at + c);
+      a1.div(sum).intoArray(out, at + c + L);
+      a2.div(sum).intoArray(out, at + c + 2 * L);
+      a3.div(sum).intoArray(out, at + c + 3 * L);
+    }
+    for (; c < d; c += L) {
+      FloatVector a = FloatVector.zero(S);
+      for (int b = 0; b < blocks; b++) {
+        int block = table[b];
+        float[] vs = kv.values(layer, block);
+        int o = kv.offset(block, h) + c;
+        int slots = Math.min(bs, visible - b * bs);
+        for (int s = 0; s < slots; s++) {
+          a = FloatVector.broadcast(S, weights[b * bs + s])
+              .fma(FloatVector.fromArray(S, vs, o + s * d), a);
+        }
+      }
+      a.div(sum).intoArray(out, at + c);
+    }
+  }
+
+  private void weightedScalar(int layer, int[] table, int visible, int h, float[] weights,
+      float sum, float[] out, int at) {
+    int bs = kv.blockSize();
+    int d = kv.headDim();
+    int blocks = (visible + bs - 1) / bs;
+    for (int c = 0; c < d; c++) {
+      float acc = 0f;
+      for (int b = 0; b < blocks; b++) {
+        int block = table[b];
+        float[] vs = kv.values(layer, block);
+        int o = kv.offset(block, h) + c;
+        int slots = Math.min(bs, visible - b * bs);
+        for (int s = 0; s < slots; s++) {
+          acc = Math.fma(weights[b * bs + s], vs[o + s * d], acc);
+        }
+      }
+      out[at + c] = acc / sum;
     }
   }
 

@@ -91,7 +91,7 @@ class VectorAttentionTest {
   }
 
   private static HeapKv heap(int d, int blockSize) {
-    return new HeapKv(ModelConfig.qwen3(64, HEADS * d, 64, 1, HEADS, KV_HEADS, d, false), 64,
+    return new HeapKv(ModelConfig.qwen3(64, HEADS * d, 64, 1, HEADS, KV_HEADS, d, false), 128,
         blockSize);
   }
 
@@ -108,9 +108,9 @@ class VectorAttentionTest {
   }
 
   @ParameterizedTest(name = "head dim {0}, blocks of {1}")
-  @CsvSource({"16, 16", "32, 16", "12, 4", "8, 5"})
+  @CsvSource({"16, 16", "64, 16", "80, 32", "12, 4", "8, 5"})
   void attendsLikeADoublePrecisionSoftmax(int d, int blockSize) {
-    int length = 37;
+    int length = 83;  // several groups of four vectors of positions, and a partial block
     Sequence s = Sequence.random(length, d, 7);
     HeapKv kv = heap(d, blockSize);
     float[][][] out = forward(kv, tables(1, length, blockSize, 1), new Sequence[] {s},
@@ -149,9 +149,9 @@ class VectorAttentionTest {
    * or three threads.
    */
   @ParameterizedTest(name = "head dim {0}, blocks of {1}")
-  @CsvSource({"16, 16", "12, 4"})
+  @CsvSource({"64, 16", "16, 16", "12, 4"})
   void aQueryGetsTheSameBitsInPrefillAndDecodeInAnyBatchOnAnyThreads(int d, int blockSize) {
-    int length = 40;
+    int length = 75;
     Sequence s = Sequence.random(length, d, 11);
     HeapKv kv = heap(d, blockSize);
     int[][] alone = tables(1, length, blockSize, 1);
