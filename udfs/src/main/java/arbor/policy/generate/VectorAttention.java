@@ -2,9 +2,9 @@ package arbor.policy.generate;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
+import arbor.policy.model.Parallel;
 import arbor.policy.model.Qwen3Model;
 import java.util.Arrays;
-import arbor.policy.model.Parallel;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -64,7 +64,6 @@ final class VectorAttention implements Qwen3Model.KvSource {
     int t = (int) shape[2];
     int d = kv.headDim();
     int kvHeads = kv.kvHeads();
-    int group = heads / kvHeads;
     int bs = kv.blockSize();
     float[] qs = q.toFloatArray();
     float[] ks = k.toFloatArray();                                  // (B, nKv, T, D)
@@ -78,100 +77,284 @@ final class VectorAttention implements Qwen3Model.KvSource {
       }
     }
     float scale = (float) (1.0 / Math.sqrt(d));
+    for (int i = 0; i < qs.length; i++) {
+      qs[i] *= scale;
+    }
     // Padded queries (beyond a row's count) stay zero: finite, and ignored by the caller.
     float[] out = new float[n * t * heads * d];
-    threads.forEach(n * heads, task -> {
-      int i = task / heads;
-      int h = task % heads;
-      float[] scores = new float[(starts[i] + counts[i] + bs - 1) / bs * bs];
-      float[] query = new float[d];
-      for (int j = 0; j < counts[i]; j++) {
-        int from = ((i * heads + h) * t + j) * d;
-        for (int e = 0; e < d; e++) {
-          query[e] = qs[from + e] * scale;
-        }
-        attend(layer, tables[i], starts[i] + j + 1, h / group, query, scores, out,
-            ((i * t + j) * heads + h) * d);
+    int tiles = (t + TILE - 1) / TILE;
+    threads.forEach(n * kvHeads * tiles, task -> {
+      int i = task / (kvHeads * tiles);
+      int h = task / tiles % kvHeads;
+      int from = task % tiles * TILE;
+      int to = Math.min(counts[i], from + TILE);
+      if (from < to) {
+        new Tile(layer, i, h, heads / kvHeads, t, from, to, qs, out).run();
       }
     });
     return q.getManager().create(out, new Shape(n, t, (long) heads * d));
   }
 
+  /** Query positions per task: enough work to share out, few enough to balance. */
+  private static final int TILE = 32;
+
   /**
-   * One query of kv head {@code h} over positions [0, visible) of a sequence's blocks; writes
-   * headDim outputs to {@code out} at {@code at}. {@code scores} holds whole blocks.
+   * The queries of one row and kv head at positions [from, to): the {@code group} query heads
+   * of each position, in position order. The vector path takes them four at a time, so each
+   * key and value loaded serves four queries; a query's sums are the same with any neighbours.
    */
-  private void attend(int layer, int[] table, int visible, int h, float[] query, float[] scores,
-      float[] out, int at) {
-    int bs = kv.blockSize();
-    int blocks = (visible + bs - 1) / bs;
-    if (vectorised) {
-      scoresVector(layer, table, blocks, h, query, scores);
-    } else {
-      for (int b = 0; b < blocks; b++) {
-        int block = table[b];
-        scoresScalar(kv.keys(layer, block), kv.offset(block, h), query, scores, b * bs);
+  private final class Tile {
+    private final int layer;
+    private final int[] table;
+    private final int kvHead;
+    private final int group;
+    private final int start;
+    private final int from;
+    private final int count;
+    private final float[] qs;
+    private final float[] out;
+    private final int qRow;
+    private final int outRow;
+    private final int heads;
+    private final int t;
+
+    Tile(int layer, int row, int kvHead, int group, int t, int from, int to, float[] qs,
+        float[] out) {
+      this.layer = layer;
+      this.table = tables[row];
+      this.kvHead = kvHead;
+      this.group = group;
+      this.start = starts[row];
+      this.from = from;
+      this.count = (to - from) * group;
+      this.qs = qs;
+      this.out = out;
+      this.heads = group * kv.kvHeads();
+      this.t = t;
+      this.qRow = row * heads;
+      this.outRow = row * t;
+    }
+
+    /** Query {@code k} of the tile: its position and head. */
+    private int position(int k) {
+      return from + k / group;
+    }
+
+    private int head(int k) {
+      return kvHead * group + k % group;
+    }
+
+    private int queryAt(int k) {
+      return ((qRow + head(k)) * t + position(k)) * kv.headDim();
+    }
+
+    private int outAt(int k) {
+      return ((outRow + position(k)) * heads + head(k)) * kv.headDim();
+    }
+
+    private int visible(int k) {
+      return start + position(k) + 1;
+    }
+
+    void run() {
+      int bs = kv.blockSize();
+      int longest = (visible(count - 1) + bs - 1) / bs * bs;
+      if (!vectorised) {
+        float[] scores = new float[longest];
+        for (int k = 0; k < count; k++) {
+          attendScalar(layer, table, visible(k), kvHead, qs, queryAt(k), scores, out, outAt(k));
+        }
+        return;
+      }
+      float[][] w = new float[4][longest];
+      int[] visible = new int[4];
+      int[] query = new int[4];
+      float[] sums = new float[4];
+      for (int k0 = 0; k0 < count; k0 += 4) {
+        // A short last group repeats its last query; the copies' results are not kept.
+        for (int j = 0; j < 4; j++) {
+          int k = Math.min(k0 + j, count - 1);
+          visible[j] = visible(k);
+          query[j] = queryAt(k);
+        }
+        int reach = visible[3];  // the group's queries are in position order
+        scores4(query, reach, w);
+        for (int j = 0; j < 4; j++) {
+          float max = maxVector(w[j], visible[j]);
+          for (int p = visible[j] / L * L; p < visible[j]; p++) {
+            max = Math.max(max, w[j][p]);
+          }
+          sums[j] = expVector(w[j], visible[j], max);
+          // Positions this query may not see weigh zero (its sums stay unchanged by them).
+          Arrays.fill(w[j], visible[j], reach, 0f);
+        }
+        weighted4(reach, w, sums, k0);
       }
     }
-    float max = vectorised ? maxVector(scores, visible) : Float.NEGATIVE_INFINITY;
-    for (int j = vectorised ? visible / L * L : 0; j < visible; j++) {
-      max = Math.max(max, scores[j]);
+
+    /**
+     * Scores of four queries over positions [0, reach) rounded up to whole vectors: for each
+     * position, the products over the head dimensions in order. Two vectors of positions at a
+     * time, so eight chains of multiply-adds run side by side.
+     */
+    private void scores4(int[] query, int reach, float[][] w) {
+      int d = kv.headDim();
+      int bs = kv.blockSize();
+      int chunks = (reach + L - 1) / L;
+      float[] q0 = qs;
+      int o0 = query[0];
+      int o1 = query[1];
+      int o2 = query[2];
+      int o3 = query[3];
+      for (int c = 0; c < chunks; c += 2) {
+        boolean pair = c + 1 < chunks;
+        float[] ka = keysOf(layer, table, c);
+        float[] kb = pair ? keysOf(layer, table, c + 1) : ka;
+        int a = keyOffset(table, kvHead, c);
+        int b = pair ? keyOffset(table, kvHead, c + 1) : a;
+        FloatVector a0 = FloatVector.zero(S);
+        FloatVector a1 = a0;
+        FloatVector a2 = a0;
+        FloatVector a3 = a0;
+        FloatVector b0 = a0;
+        FloatVector b1 = a0;
+        FloatVector b2 = a0;
+        FloatVector b3 = a0;
+        for (int e = 0; e < d; e++) {
+          FloatVector x = FloatVector.fromArray(S, ka, a + e * bs);
+          FloatVector y = FloatVector.fromArray(S, kb, b + e * bs);
+          FloatVector s0 = FloatVector.broadcast(S, q0[o0 + e]);
+          a0 = s0.fma(x, a0);
+          b0 = s0.fma(y, b0);
+          FloatVector s1 = FloatVector.broadcast(S, q0[o1 + e]);
+          a1 = s1.fma(x, a1);
+          b1 = s1.fma(y, b1);
+          FloatVector s2 = FloatVector.broadcast(S, q0[o2 + e]);
+          a2 = s2.fma(x, a2);
+          b2 = s2.fma(y, b2);
+          FloatVector s3 = FloatVector.broadcast(S, q0[o3 + e]);
+          a3 = s3.fma(x, a3);
+          b3 = s3.fma(y, b3);
+        }
+        a0.intoArray(w[0], c * L);
+        a1.intoArray(w[1], c * L);
+        a2.intoArray(w[2], c * L);
+        a3.intoArray(w[3], c * L);
+        if (pair) {
+          b0.intoArray(w[0], (c + 1) * L);
+          b1.intoArray(w[1], (c + 1) * L);
+          b2.intoArray(w[2], (c + 1) * L);
+          b3.intoArray(w[3], (c + 1) * L);
+        }
+      }
     }
-    if (vectorised) {
-      weightedVector(layer, table, visible, h, scores, expVector(scores, visible, max), out, at);
-    } else {
-      weightedScalar(layer, table, visible, h, scores, expScalar(scores, visible, max), out, at);
+
+    /**
+     * Each query's output: the sum over positions [0, reach) of weight * value, positions in
+     * order, divided by its softmax sum. Two vectors of dimensions for four queries at a time.
+     */
+    private void weighted4(int reach, float[][] w, float[] sums, int k0) {
+      int d = kv.headDim();
+      int bs = kv.blockSize();
+      int blocks = (reach + bs - 1) / bs;
+      float[] w0 = w[0];
+      float[] w1 = w[1];
+      float[] w2 = w[2];
+      float[] w3 = w[3];
+      for (int c = 0; c < d; c += 2 * L) {
+        boolean pair = c + L < d;
+        int second = pair ? L : 0;
+        FloatVector a0 = FloatVector.zero(S);
+        FloatVector a1 = a0;
+        FloatVector a2 = a0;
+        FloatVector a3 = a0;
+        FloatVector b0 = a0;
+        FloatVector b1 = a0;
+        FloatVector b2 = a0;
+        FloatVector b3 = a0;
+        for (int bl = 0; bl < blocks; bl++) {
+          int block = table[bl];
+          float[] vs = kv.values(layer, block);
+          int o = kv.offset(block, kvHead) + c;
+          int base = bl * bs;
+          int slots = Math.min(bs, reach - base);
+          for (int s = 0; s < slots; s++) {
+            int v = o + s * d;
+            FloatVector x = FloatVector.fromArray(S, vs, v);
+            FloatVector y = FloatVector.fromArray(S, vs, v + second);
+            FloatVector s0 = FloatVector.broadcast(S, w0[base + s]);
+            a0 = s0.fma(x, a0);
+            b0 = s0.fma(y, b0);
+            FloatVector s1 = FloatVector.broadcast(S, w1[base + s]);
+            a1 = s1.fma(x, a1);
+            b1 = s1.fma(y, b1);
+            FloatVector s2 = FloatVector.broadcast(S, w2[base + s]);
+            a2 = s2.fma(x, a2);
+            b2 = s2.fma(y, b2);
+            FloatVector s3 = FloatVector.broadcast(S, w3[base + s]);
+            a3 = s3.fma(x, a3);
+            b3 = s3.fma(y, b3);
+          }
+        }
+        // Stores in reverse, so a repeated last query's copies leave the real one's result.
+        store(k0 + 3, a3.div(sums[3]), b3.div(sums[3]), c, pair);
+        store(k0 + 2, a2.div(sums[2]), b2.div(sums[2]), c, pair);
+        store(k0 + 1, a1.div(sums[1]), b1.div(sums[1]), c, pair);
+        store(k0, a0.div(sums[0]), b0.div(sums[0]), c, pair);
+      }
+    }
+
+    private void store(int k, FloatVector a, FloatVector b, int c, boolean pair) {
+      if (k >= count) {
+        return;
+      }
+      int at = outAt(k) + c;
+      a.intoArray(out, at);
+      if (pair) {
+        b.intoArray(out, at + L);
+      }
     }
   }
 
-  // The vector loops below run four independent chains of multiply-adds side by side (four
-  // vectors of positions, or four of dimensions), so the adds' latency overlaps; each element
-  // still gets one chain in the same order as in the scalar loops.
-
-  /**
-   * Scores of a query over whole blocks: for each position, the products over the head
-   * dimensions in order. Chunk c is the c-th vector of positions, at {@code scores[c * L]}.
-   */
-  private void scoresVector(int layer, int[] table, int blocks, int h, float[] query,
-      float[] scores) {
+  /** One query over positions [0, visible), without vectors: the other shapes' path. */
+  private void attendScalar(int layer, int[] table, int visible, int h, float[] qs, int q,
+      float[] scores, float[] out, int at) {
     int bs = kv.blockSize();
     int d = kv.headDim();
-    int perBlock = bs / L;
-    int chunks = blocks * perBlock;
-    int c = 0;
-    for (; c + 4 <= chunks; c += 4) {
-      float[] k0 = keysOf(layer, table, c);
-      float[] k1 = keysOf(layer, table, c + 1);
-      float[] k2 = keysOf(layer, table, c + 2);
-      float[] k3 = keysOf(layer, table, c + 3);
-      int o0 = keyOffset(table, h, c);
-      int o1 = keyOffset(table, h, c + 1);
-      int o2 = keyOffset(table, h, c + 2);
-      int o3 = keyOffset(table, h, c + 3);
-      FloatVector a0 = FloatVector.zero(S);
-      FloatVector a1 = a0;
-      FloatVector a2 = a0;
-      FloatVector a3 = a0;
-      for (int e = 0; e < d; e++) {
-        FloatVector q = FloatVector.broadcast(S, query[e]);
-        a0 = q.fma(FloatVector.fromArray(S, k0, o0 + e * bs), a0);
-        a1 = q.fma(FloatVector.fromArray(S, k1, o1 + e * bs), a1);
-        a2 = q.fma(FloatVector.fromArray(S, k2, o2 + e * bs), a2);
-        a3 = q.fma(FloatVector.fromArray(S, k3, o3 + e * bs), a3);
+    int blocks = (visible + bs - 1) / bs;
+    for (int b = 0; b < blocks; b++) {
+      int block = table[b];
+      float[] keys = kv.keys(layer, block);
+      int o = kv.offset(block, h);
+      for (int j = 0; j < bs; j++) {
+        float acc = 0f;
+        for (int e = 0; e < d; e++) {
+          acc = Math.fma(qs[q + e], keys[o + e * bs + j], acc);
+        }
+        scores[b * bs + j] = acc;
       }
-      a0.intoArray(scores, c * L);
-      a1.intoArray(scores, (c + 1) * L);
-      a2.intoArray(scores, (c + 2) * L);
-      a3.intoArray(scores, (c + 3) * L);
     }
-    for (; c < chunks; c++) {
-      float[] k = keysOf(layer, table, c);
-      int o = keyOffset(table, h, c);
-      FloatVector a = FloatVector.zero(S);
-      for (int e = 0; e < d; e++) {
-        a = FloatVector.broadcast(S, query[e]).fma(FloatVector.fromArray(S, k, o + e * bs), a);
+    float max = Float.NEGATIVE_INFINITY;
+    for (int j = 0; j < visible; j++) {
+      max = Math.max(max, scores[j]);
+    }
+    float sum = 0f;
+    for (int j = 0; j < visible; j++) {
+      scores[j] = exp(scores[j] - max);
+      sum += scores[j];
+    }
+    for (int c = 0; c < d; c++) {
+      float acc = 0f;
+      for (int b = 0; b < blocks; b++) {
+        int block = table[b];
+        float[] vs = kv.values(layer, block);
+        int o = kv.offset(block, h) + c;
+        int slots = Math.min(bs, visible - b * bs);
+        for (int s = 0; s < slots; s++) {
+          acc = Math.fma(scores[b * bs + s], vs[o + s * d], acc);
+        }
       }
-      a.intoArray(scores, c * L);
+      out[at + c] = acc / sum;
     }
   }
 
@@ -194,88 +377,6 @@ final class VectorAttention implements Qwen3Model.KvSource {
   }
 
   /**
-   * {@code out[at..] = sum over positions of weight * value / sum}, positions in order; four
-   * vectors of dimensions at a time.
-   */
-  private void weightedVector(int layer, int[] table, int visible, int h, float[] weights,
-      float sum, float[] out, int at) {
-    int bs = kv.blockSize();
-    int d = kv.headDim();
-    int blocks = (visible + bs - 1) / bs;
-    int c = 0;
-    for (; c + 4 * L <= d; c += 4 * L) {
-      FloatVector a0 = FloatVector.zero(S);
-      FloatVector a1 = a0;
-      FloatVector a2 = a0;
-      FloatVector a3 = a0;
-      for (int b = 0; b < blocks; b++) {
-        int block = table[b];
-        float[] vs = kv.values(layer, block);
-        int o = kv.offset(block, h) + c;
-        int slots = Math.min(bs, visible - b * bs);
-        for (int s = 0; s < slots; s++) {
-          FloatVector w = FloatVector.broadcast(S, weights[b * bs + s]);
-          int v = o + s * d;
-          a0 = w.fma(FloatVector.fromArray(S, vs, v), a0);
-          a1 = w.fma(FloatVector.fromArray(S, vs, v + L), a1);
-          a2 = w.fma(FloatVector.fromArray(S, vs, v + 2 * L), a2);
-          a3 = w.fma(FloatVector.fromArray(S, vs, v + 3 * L), a3);
-        }
-      }
-      a0.div(sum).intoArray(out, at + c);
-      a1.div(sum).intoArray(out, at + c + L);
-      a2.div(sum).intoArray(out, at + c + 2 * L);
-      a3.div(sum).intoArray(out, at + c + 3 * L);
-    }
-    for (; c < d; c += L) {
-      FloatVector a = FloatVector.zero(S);
-      for (int b = 0; b < blocks; b++) {
-        int block = table[b];
-        float[] vs = kv.values(layer, block);
-        int o = kv.offset(block, h) + c;
-        int slots = Math.min(bs, visible - b * bs);
-        for (int s = 0; s < slots; s++) {
-          a = FloatVector.broadcast(S, weights[b * bs + s])
-              .fma(FloatVector.fromArray(S, vs, o + s * d), a);
-        }
-      }
-      a.div(sum).intoArray(out, at + c);
-    }
-  }
-
-  private void weightedScalar(int layer, int[] table, int visible, int h, float[] weights,
-      float sum, float[] out, int at) {
-    int bs = kv.blockSize();
-    int d = kv.headDim();
-    int blocks = (visible + bs - 1) / bs;
-    for (int c = 0; c < d; c++) {
-      float acc = 0f;
-      for (int b = 0; b < blocks; b++) {
-        int block = table[b];
-        float[] vs = kv.values(layer, block);
-        int o = kv.offset(block, h) + c;
-        int slots = Math.min(bs, visible - b * bs);
-        for (int s = 0; s < slots; s++) {
-          acc = Math.fma(weights[b * bs + s], vs[o + s * d], acc);
-        }
-      }
-      out[at + c] = acc / sum;
-    }
-  }
-
-  private void scoresScalar(float[] keys, int o, float[] query, float[] scores, int to) {
-    int bs = kv.blockSize();
-    int d = kv.headDim();
-    for (int j = 0; j < bs; j++) {
-      float acc = 0f;
-      for (int e = 0; e < d; e++) {
-        acc = Math.fma(query[e], keys[o + e * bs + j], acc);
-      }
-      scores[to + j] = acc;
-    }
-  }
-
-  /**
    * Replaces scores [0, visible) by exp(score - max) and the rest of the last vector by zeros;
    * returns their sum, lane by lane. (No masked operations: C2 leaves some of them to Java code.)
    */
@@ -292,15 +393,6 @@ final class VectorAttention implements Qwen3Model.KvSource {
     float sum = 0f;
     for (float lane : sums.toArray()) {
       sum += lane;
-    }
-    return sum;
-  }
-
-  private static float expScalar(float[] scores, int visible, float max) {
-    float sum = 0f;
-    for (int j = 0; j < visible; j++) {
-      scores[j] = exp(scores[j] - max);
-      sum += scores[j];
     }
     return sum;
   }
