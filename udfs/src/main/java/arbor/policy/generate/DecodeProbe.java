@@ -67,7 +67,7 @@ public final class DecodeProbe implements AutoCloseable {
       NDArray tokens = work.create(new long[batch], new Shape(batch, 1));
       NDArray hidden = model.hidden(tokens, positions,
           blocks.batch(work, tables, starts, ones, matmul.parallel()), matmul.linear());
-      Sampler.sample(model.logits(hidden.reshape(batch, -1), matmul.linear()), params, rngs);
+      matmul.sample(model.logits(hidden.reshape(batch, -1), matmul.linear()), params, rngs);
     }
     return (System.nanoTime() - t0) / 1e6;
   }

@@ -1,10 +1,13 @@
 package arbor.policy.generate;
 
+import ai.djl.ndarray.NDArray;
 import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.model.Parallel;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TorchThreads;
 import arbor.policy.model.VectorLinear;
+import java.util.List;
+import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The engine's choice of matmul kernel ({@code policy.djl.engine.matmul}), made once when the
  * engine starts. AUTO takes the vector kernels (matmul and attention) where they can run well: a
  * CPU model, a JVM with the incubator module and C2, and a heap with room for the packed weights
- * and the KV budget; it says in the log why not otherwise. VECTOR where it cannot run is an error, not a silent fallback.
+ * and the KV budget; it says in the log why not otherwise. VECTOR where it cannot run is an
+ * error, not a silent fallback. Sampling follows the choice ({@link #sample}).
  */
 record EngineMatmul(Qwen3Model.Linear linear, String description) {
 
@@ -77,6 +81,16 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
   /** The threads of the vector kernels, or null with libtorch's. */
   Parallel parallel() {
     return linear instanceof VectorLinear v ? v.parallel() : null;
+  }
+
+  /**
+   * Draws the next token of each row: in Java beside the vector kernels (their logits are Java's
+   * already), else with libtorch where the logits are.
+   */
+  Sampler.Draw[] sample(NDArray logits, List<SamplingParams> params, List<SplittableRandom> rngs) {
+    Parallel threads = parallel();
+    return threads == null ? Sampler.sample(logits, params, rngs)
+        : HostSampler.sample(logits, params, rngs, threads);
   }
 
   void close() {

@@ -631,7 +631,7 @@ public final class GenerationEngine implements AutoCloseable {
       params.add(s.params);
       rngs.add(s.rng);
     }
-    return Sampler.sample(logits, params, rngs);
+    return matmul.sample(logits, params, rngs);
   }
 
   /** Records the drawn token of {@code s}; returns false when the sequence has stopped. */

@@ -188,10 +188,10 @@ class VectorAttentionTest {
     float[] scores = new float[xs.length];
     VectorSpecies<Float> species = FloatVector.SPECIES_PREFERRED;
     for (int i = 0; i < xs.length; i += species.length()) {
-      VectorAttention.exp(FloatVector.fromArray(species, xs, i)).intoArray(scores, i);
+      Exp.of(FloatVector.fromArray(species, xs, i)).intoArray(scores, i);
     }
     for (int i = 0; i < xs.length; i++) {
-      float scalar = VectorAttention.exp(xs[i]);
+      float scalar = Exp.of(xs[i]);
       assertEquals(Float.floatToIntBits(scalar), Float.floatToIntBits(scores[i]), "x = " + xs[i]);
       double exact = Math.exp(Math.max(xs[i], -87f));
       assertTrue(Math.abs(scalar - exact) <= 4e-7 * exact, "x = " + xs[i] + ": " + scalar
