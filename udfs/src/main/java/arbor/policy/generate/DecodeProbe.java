@@ -65,8 +65,7 @@ public final class DecodeProbe implements AutoCloseable {
     long t0 = System.nanoTime();
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(new long[batch], new Shape(batch, 1));
-      NDArray hidden = model.hidden(tokens, positions,
-          blocks.batch(work, tables, starts, ones, matmul.parallel()), matmul.linear());
+      NDArray hidden = matmul.hidden(model, tokens, positions, blocks, tables, starts, ones);
       matmul.sample(model.logits(hidden.reshape(batch, -1), matmul.linear()), params, rngs);
     }
     return (System.nanoTime() - t0) / 1e6;

@@ -2,6 +2,7 @@ package arbor.policy.generate;
 
 import ai.djl.ndarray.NDArray;
 import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.model.HostDecoder;
 import arbor.policy.model.Parallel;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TorchThreads;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * and the KV budget; it says in the log why not otherwise. VECTOR where it cannot run is an
  * error, not a silent fallback. Sampling follows the choice ({@link #sample}).
  */
-record EngineMatmul(Qwen3Model.Linear linear, String description) {
+record EngineMatmul(Qwen3Model.Linear linear, HostDecoder decoder, String description) {
 
   private static final Logger LOG = LoggerFactory.getLogger(EngineMatmul.class);
 
@@ -53,11 +54,11 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
     VectorLinear v = new VectorLinear(TorchThreads.get(), model::weightsVersion);
     LOG.info("generation engine: vector matmul on {} thread(s); the packed weights take {} MB"
         + " of heap", v.threads(), VectorLinear.packedBytes(model.config()) >> 20);
-    return new EngineMatmul(v, "vector (" + v.threads() + " threads)");
+    return new EngineMatmul(v, new HostDecoder(model, v), "vector (" + v.threads() + " threads)");
   }
 
   private static EngineMatmul torch(String why) {
-    return new EngineMatmul(Qwen3Model.TORCH, "torch (" + why + ")");
+    return new EngineMatmul(Qwen3Model.TORCH, null, "torch (" + why + ")");
   }
 
   private static String reasonAgainst(Qwen3Model model, long kvBytes) {
@@ -81,6 +82,20 @@ record EngineMatmul(Qwen3Model.Linear linear, String description) {
   /** The threads of the vector kernels, or null with libtorch's. */
   Parallel parallel() {
     return linear instanceof VectorLinear v ? v.parallel() : null;
+  }
+
+  /**
+   * Final hidden states of one forward over several sequences (row i adds {@code counts[i]}
+   * tokens at {@code starts[i]}...): the Java decoder over heap blocks beside the vector kernels,
+   * else libtorch's over paged tensors.
+   */
+  NDArray hidden(Qwen3Model model, NDArray tokens, long[] positions, KvBlocks blocks,
+      int[][] tables, int[] starts, int[] counts) {
+    if (decoder != null) {
+      return decoder.hidden(tokens, positions, blocks.inHeap(tables, starts, counts, parallel()));
+    }
+    return model.hidden(tokens, positions, blocks.paged(tokens.getManager(), tables, starts,
+        counts), linear);
   }
 
   /**

@@ -483,8 +483,7 @@ public final class GenerationEngine implements AutoCloseable {
     List<Sequence> toSample = new ArrayList<>();
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, width));
-      NDArray hidden = model.hidden(tokens, positions,
-          blocks.batch(work, tables, starts, counts, matmul.parallel()), matmul.linear());
+      NDArray hidden = matmul.hidden(model, tokens, positions, blocks, tables, starts, counts);
       for (int i = 0; i < n; i++) {
         Chunk c = group.get(i);
         Sequence s = c.seq();
@@ -553,8 +552,7 @@ public final class GenerationEngine implements AutoCloseable {
     Sampler.Draw[] draws;
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, 1));
-      NDArray hidden = model.hidden(tokens, positions,
-          blocks.batch(work, tables, starts, ones, matmul.parallel()), matmul.linear());
+      NDArray hidden = matmul.hidden(model, tokens, positions, blocks, tables, starts, ones);
       draws = draw(model.logits(hidden.reshape(n, -1), matmul.linear()), running);
     }
     List<Sequence> finished = new ArrayList<>();

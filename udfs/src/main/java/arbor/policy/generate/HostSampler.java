@@ -1,6 +1,7 @@
 package arbor.policy.generate;
 
 import ai.djl.ndarray.NDArray;
+import arbor.policy.model.Exp;
 import arbor.policy.model.Parallel;
 import java.util.ArrayList;
 import java.util.List;

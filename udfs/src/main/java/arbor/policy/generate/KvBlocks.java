@@ -110,13 +110,22 @@ final class KvBlocks implements AutoCloseable {
   }
 
   /**
-   * The keys and values of one forward over several sequences (row i adds {@code counts[i]}
-   * tokens at {@code starts[i]}...), attended where this memory keeps them.
+   * The keys and values of one libtorch forward over several sequences (row i adds
+   * {@code counts[i]} tokens at {@code starts[i]}...), in the tensors.
    */
-  Qwen3Model.KvSource batch(NDManager work, int[][] tables, int[] starts, int[] counts,
-      Parallel parallel) {
-    return heap != null ? new VectorAttention(heap, tables, starts, counts, parallel)
-        : new PagedBatch(work, this, tables, starts, counts);
+  Qwen3Model.KvSource paged(NDManager work, int[][] tables, int[] starts, int[] counts) {
+    if (heap != null) {
+      throw new IllegalStateException("these blocks live in the heap: use inHeap");
+    }
+    return new PagedBatch(work, this, tables, starts, counts);
+  }
+
+  /** The same for the Java decoder, over the heap blocks, on {@code threads}. */
+  VectorAttention inHeap(int[][] tables, int[] starts, int[] counts, Parallel threads) {
+    if (heap == null) {
+      throw new IllegalStateException("these blocks live in tensors: use paged");
+    }
+    return new VectorAttention(heap, tables, starts, counts, threads);
   }
 
   /** Bytes of keys and values one block takes, over all layers (F32). */

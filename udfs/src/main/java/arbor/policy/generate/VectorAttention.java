@@ -1,18 +1,17 @@
 package arbor.policy.generate;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.types.Shape;
+import arbor.policy.model.Exp;
+import arbor.policy.model.HostDecoder;
 import arbor.policy.model.Parallel;
-import arbor.policy.model.Qwen3Model;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Paged attention in Java for the engine's vector kernel: like {@link PagedBatch}, a forward over
- * several sequences whose row i adds {@code counts[i]} tokens at positions {@code starts[i]}...,
- * but its keys and values live in {@link HeapKv} and each query attends over its sequence's
+ * Paged attention in Java for the engine's vector kernels ({@link HostDecoder}): like
+ * {@link PagedBatch}, a forward over several sequences whose row i adds {@code counts[i]} tokens
+ * at positions {@code starts[i]}..., but its keys and values live in {@link HeapKv} and each query attends over its sequence's
  * blocks where they are: nothing is gathered or padded, and a decode step and a prefill chunk
  * run the same code.
  *
@@ -24,7 +23,7 @@ import jdk.incubator.vector.VectorSpecies;
  * multiples of the vector length; other shapes (the tests' tiny models) take the scalar path,
  * always the same one for a given engine.
  */
-final class VectorAttention implements Qwen3Model.KvSource {
+final class VectorAttention implements HostDecoder.Attention {
 
   private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
   private static final int L = S.length();
@@ -54,31 +53,30 @@ final class VectorAttention implements Qwen3Model.KvSource {
     return blockSize % L == 0 && headDim % L == 0;
   }
 
+  /**
+   * Writes this step's keys and values to the cache, then attends: q (B, T, nH, D) is scaled in
+   * place; k, v (B, T, nKv, D); returns (B, T, nH * D). Padded queries (beyond a row's count)
+   * give zeros, which the caller ignores.
+   */
   @Override
-  public NDArray attention(Qwen3Model model, int layer, NDArray q, NDArray k, NDArray v) {
-    long[] shape = q.getShape().getShape();                         // (B, nH, T, D)
+  public float[] attend(int layer, float[] q, float[] k, float[] v, int t) {
     int n = tables.length;
-    int heads = (int) shape[1];
-    int t = (int) shape[2];
     int d = kv.headDim();
     int kvHeads = kv.kvHeads();
+    int heads = q.length / (n * t * d);
     int bs = kv.blockSize();
-    float[] qs = q.toFloatArray();
-    float[] ks = k.toFloatArray();                                  // (B, nKv, T, D)
-    float[] vs = v.toFloatArray();
     for (int i = 0; i < n; i++) {
       for (int j = 0; j < counts[i]; j++) {
         int p = starts[i] + j;
         for (int h = 0; h < kvHeads; h++) {
-          kv.write(layer, tables[i][p / bs], p % bs, h, ks, vs, ((i * kvHeads + h) * t + j) * d);
+          kv.write(layer, tables[i][p / bs], p % bs, h, k, v, ((i * t + j) * kvHeads + h) * d);
         }
       }
     }
     float scale = (float) (1.0 / Math.sqrt(d));
-    for (int i = 0; i < qs.length; i++) {
-      qs[i] *= scale;
+    for (int i = 0; i < q.length; i++) {
+      q[i] *= scale;
     }
-    // Padded queries (beyond a row's count) stay zero: finite, and ignored by the caller.
     float[] out = new float[n * t * heads * d];
     int tiles = (t + TILE - 1) / TILE;
     threads.forEach(n * kvHeads * tiles, task -> {
@@ -87,10 +85,10 @@ final class VectorAttention implements Qwen3Model.KvSource {
       int from = task % tiles * TILE;
       int to = Math.min(counts[i], from + TILE);
       if (from < to) {
-        new Tile(layer, i, h, heads / kvHeads, t, from, to, qs, out).run();
+        new Tile(layer, i, h, heads / kvHeads, t, from, to, q, out).run();
       }
     });
-    return q.getManager().create(out, new Shape(n, t, (long) heads * d));
+    return out;
   }
 
   /** Query positions per task: enough work to share out, few enough to balance. */
@@ -111,7 +109,6 @@ final class VectorAttention implements Qwen3Model.KvSource {
     private final int count;
     private final float[] qs;
     private final float[] out;
-    private final int qRow;
     private final int outRow;
     private final int heads;
     private final int t;
@@ -129,7 +126,6 @@ final class VectorAttention implements Qwen3Model.KvSource {
       this.out = out;
       this.heads = group * kv.kvHeads();
       this.t = t;
-      this.qRow = row * heads;
       this.outRow = row * t;
     }
 
@@ -143,7 +139,7 @@ final class VectorAttention implements Qwen3Model.KvSource {
     }
 
     private int queryAt(int k) {
-      return ((qRow + head(k)) * t + position(k)) * kv.headDim();
+      return ((outRow + position(k)) * heads + head(k)) * kv.headDim();
     }
 
     private int outAt(int k) {

@@ -53,7 +53,7 @@ public final class Qwen3Model implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicLong();
 
   /** The weights of one decoder layer, fetched once from the name map. Biases may be null. */
-  private record Layer(NDArray inputNorm, NDArray q, NDArray qBias, NDArray k, NDArray kBias,
+  record Layer(NDArray inputNorm, NDArray q, NDArray qBias, NDArray k, NDArray kBias,
       NDArray v, NDArray vBias, NDArray o, NDArray oBias, NDArray qNorm, NDArray kNorm,
       NDArray postNorm, NDArray gate, NDArray up, NDArray down) {}
 
@@ -216,6 +216,20 @@ public final class Qwen3Model implements AutoCloseable {
 
   public ModelConfig config() {
     return config;
+  }
+
+  /** Layer {@code i}'s weights, for {@link HostDecoder}. */
+  Layer layer(int i) {
+    return layers[i];
+  }
+
+  NDArray finalNormWeight() {
+    return finalNorm;
+  }
+
+  /** RoPE inverse frequencies, one per pair of head dimensions. */
+  double[] ropeInverseFrequencies() {
+    return invFreq.clone();
   }
 
   public Device device() {

@@ -93,18 +93,22 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
     Shape shape = x.getShape();
     int in = (int) shape.getLastDimension();
     int rows = (int) (shape.size() / in);
-    PackedMatrix w = packedFor(weight);
-    float[] y = w.multiply(x.toFloatArray(), rows, parallel);
+    float[] y = multiply(x.toFloatArray(), rows, weight, bias == null ? null : bias.toFloatArray());
+    return x.getManager().create(y,
+        shape.slice(0, shape.dimension() - 1).add(weight.getShape().get(0)));
+  }
+
+  /** x (rows, in) W^T + bias for W in HF's (out, in) layout; bias may be null. */
+  float[] multiply(float[] x, int rows, NDArray weight, float[] bias) {
+    float[] y = packedFor(weight).multiply(x, rows, parallel);
     if (bias != null) {
-      float[] b = bias.toFloatArray();
       for (int r = 0; r < rows; r++) {
-        for (int c = 0; c < b.length; c++) {
-          y[r * b.length + c] += b[c];
+        for (int c = 0; c < bias.length; c++) {
+          y[r * bias.length + c] += bias[c];
         }
       }
     }
-    return x.getManager().create(y,
-        shape.slice(0, shape.dimension() - 1).add(w.out()));
+    return y;
   }
 
   private synchronized PackedMatrix packedFor(NDArray weight) {

@@ -4,14 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
+import arbor.policy.model.Exp;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Parallel;
 import java.util.Arrays;
+import java.util.SplittableRandom;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,35 +58,31 @@ class VectorAttentionTest {
     int n = seqs.length;
     int d = kv.headDim();
     int t = Arrays.stream(counts).max().orElseThrow();
-    float[] q = new float[n * HEADS * t * d];
-    float[] k = new float[n * KV_HEADS * t * d];
-    float[] v = new float[n * KV_HEADS * t * d];
+    float[] q = new float[n * t * HEADS * d];
+    float[] k = new float[n * t * KV_HEADS * d];
+    float[] v = new float[n * t * KV_HEADS * d];
     for (int i = 0; i < n; i++) {
       for (int j = 0; j < counts[i]; j++) {
         for (int h = 0; h < HEADS; h++) {
-          System.arraycopy(seqs[i].q[h][starts[i] + j], 0, q, ((i * HEADS + h) * t + j) * d, d);
+          System.arraycopy(seqs[i].q[h][starts[i] + j], 0, q, ((i * t + j) * HEADS + h) * d, d);
         }
         for (int h = 0; h < KV_HEADS; h++) {
-          System.arraycopy(seqs[i].k[h][starts[i] + j], 0, k, ((i * KV_HEADS + h) * t + j) * d, d);
-          System.arraycopy(seqs[i].v[h][starts[i] + j], 0, v, ((i * KV_HEADS + h) * t + j) * d, d);
+          System.arraycopy(seqs[i].k[h][starts[i] + j], 0, k, ((i * t + j) * KV_HEADS + h) * d, d);
+          System.arraycopy(seqs[i].v[h][starts[i] + j], 0, v, ((i * t + j) * KV_HEADS + h) * d, d);
         }
       }
     }
-    try (NDManager m = NDManager.newBaseManager()) {
-      float[] out = new VectorAttention(kv, tables, starts, counts, threads).attention(null, 0,
-          m.create(q, new Shape(n, HEADS, t, d)), m.create(k, new Shape(n, KV_HEADS, t, d)),
-          m.create(v, new Shape(n, KV_HEADS, t, d))).toFloatArray();
-      float[][][][] byRow = new float[n][t][HEADS][];
-      for (int i = 0; i < n; i++) {
-        for (int j = 0; j < t; j++) {
-          for (int h = 0; h < HEADS; h++) {
-            int at = ((i * t + j) * HEADS + h) * d;
-            byRow[i][j][h] = Arrays.copyOfRange(out, at, at + d);
-          }
+    float[] out = new VectorAttention(kv, tables, starts, counts, threads).attend(0, q, k, v, t);
+    float[][][][] byRow = new float[n][t][HEADS][];
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < t; j++) {
+        for (int h = 0; h < HEADS; h++) {
+          int at = ((i * t + j) * HEADS + h) * d;
+          byRow[i][j][h] = Arrays.copyOfRange(out, at, at + d);
         }
       }
-      return byRow;
     }
+    return byRow;
   }
 
   private static HeapKv heap(int d, int blockSize) {

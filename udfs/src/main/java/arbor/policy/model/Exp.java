@@ -1,4 +1,4 @@
-package arbor.policy.generate;
+package arbor.policy.model;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -6,20 +6,22 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The exponential of the engine's Java kernels (attention's softmax, the host sampler), made of
- * IEEE operations only, so the interpreter, C1 and C2, one lane or sixteen, give the same bits:
+ * The exponential of the engine's Java kernels (attention's softmax, the host sampler, SwiGLU's
+ * sigmoid), made of IEEE operations only, so the interpreter, C1 and C2, one lane or sixteen, give the same bits:
  * {@link Math#exp} may differ between them, which would make a token's log-probability depend
  * on which code ran it.
  */
-final class Exp {
+public final class Exp {
 
   private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
 
   private Exp() {}
 
-  // exp(x) for x <= 0: 2^n * e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts, so
-  // r is nearly exact), e^r by its Taylor series to degree 7 (|r| <= 0.35: error ~1e-8).
+  // exp(x) for x in [-87, 88]: 2^n * e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two
+  // parts, so r is nearly exact), e^r by its Taylor series to degree 7 (|r| <= 0.35: error ~1e-8).
   private static final float MIN_X = -87f;
+  /** e^88 is 1.65e38, below the largest float (2^127 still has an exponent field). */
+  private static final float MAX_X = 88f;
   private static final float LOG2E = 1.44269504f;
   private static final float LN2_HI = 0.693359375f;
   private static final float LN2_LO = -2.12194440e-4f;
@@ -33,11 +35,12 @@ final class Exp {
   private static final float C2 = 0.5f;
 
   /**
-   * e^x for x <= 0 (below -87, as if -87: under 1e-37 and the softmax's sum is at least 1),
-   * with the same operations as {@link #of(FloatVector)}, so both give the same bits.
+   * e^x for x in [-87, 88], as if -87 below (under 1e-37, where a softmax's sum is at least 1)
+   * and as if 88 above (a sigmoid's denominator then swamps its numerator); the same operations
+   * as {@link #of(FloatVector)}, so both give the same bits.
    */
-  static float of(float x) {
-    x = Math.max(x, MIN_X);
+  public static float of(float x) {
+    x = Math.min(Math.max(x, MIN_X), MAX_X);
     float n = Math.fma(x, LOG2E, ROUND) - ROUND;
     float r = Math.fma(n, -LN2_HI, x);
     r = Math.fma(n, -LN2_LO, r);
@@ -51,8 +54,8 @@ final class Exp {
     return p * Float.intBitsToFloat(((int) n + 127) << 23);
   }
 
-  static FloatVector of(FloatVector x) {
-    x = x.max(MIN_X);
+  public static FloatVector of(FloatVector x) {
+    x = x.max(MIN_X).min(MAX_X);
     FloatVector n = x.fma(LOG2E, ROUND).sub(ROUND);
     FloatVector r = n.fma(FloatVector.broadcast(S, -LN2_HI), x);
     r = n.fma(FloatVector.broadcast(S, -LN2_LO), r);

@@ -1,0 +1,112 @@
+package arbor.policy.model;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class HostDecoderTest {
+
+  private static final int[] TOKENS = {3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3};
+
+  /**
+   * Plain causal attention over the step's own keys and values (one row, no cache), in the
+   * decoder's layouts: q (1, T, nH, D), k and v (1, T, nKv, D).
+   */
+  private static HostDecoder.Attention causal(ModelConfig c) {
+    int heads = c.numHeads();
+    int kvHeads = c.numKvHeads();
+    int d = c.headDim();
+    return (layer, q, k, v, t) -> {
+      float[] out = new float[t * heads * d];
+      for (int p = 0; p < t; p++) {
+        for (int h = 0; h < heads; h++) {
+          int kh = h / (heads / kvHeads);
+          double[] w = new double[p + 1];
+          double max = Double.NEGATIVE_INFINITY;
+          for (int j = 0; j <= p; j++) {
+            for (int e = 0; e < d; e++) {
+              w[j] += (double) q[(p * heads + h) * d + e] * k[(j * kvHeads + kh) * d + e];
+            }
+            w[j] /= Math.sqrt(d);
+            max = Math.max(max, w[j]);
+          }
+          double sum = 0;
+          for (int j = 0; j <= p; j++) {
+            w[j] = Math.exp(w[j] - max);
+            sum += w[j];
+          }
+          for (int e = 0; e < d; e++) {
+            double acc = 0;
+            for (int j = 0; j <= p; j++) {
+              acc += w[j] / sum * v[(j * kvHeads + kh) * d + e];
+            }
+            out[(p * heads + h) * d + e] = (float) acc;
+          }
+        }
+      }
+      return out;
+    };
+  }
+
+  private static float[] hidden(HostDecoder decoder, Qwen3Model model, NDManager work) {
+    long[] ids = Arrays.stream(TOKENS).asLongStream().toArray();
+    long[] positions = new long[ids.length];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = i;
+    }
+    return decoder.hidden(work.create(ids, new Shape(1, ids.length)), positions,
+        causal(model.config())).toFloatArray();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("arbor.policy.model.Qwen3ModelTest#configs")
+  void logitsMatchANaivePlainJavaForward(String name, ModelConfig config) {
+    Map<String, HostTensor> weights = HfModelFolder.byName(
+        TinyModels.randomWeights(config, 7, TensorDtype.F32));
+    float[][] expected = new NaiveReference(config, weights).logits(TOKENS);
+    try (Qwen3Model model = Qwen3Model.create(config, weights, Device.cpu());
+        VectorLinear linear = new VectorLinear(2, model::weightsVersion);
+        NDManager work = model.newWorkManager()) {
+      float[] h = hidden(new HostDecoder(model, linear), model, work);
+      NDArray logits = model.logits(work.create(h, new Shape(TOKENS.length,
+          config.hiddenSize())));
+      float[] got = logits.toFloatArray();
+      double maxDiff = 0;
+      for (int t = 0; t < TOKENS.length; t++) {
+        for (int v = 0; v < config.vocabSize(); v++) {
+          maxDiff = Math.max(maxDiff, Math.abs(got[t * config.vocabSize() + v] - expected[t][v]));
+        }
+      }
+      assertTrue(maxDiff < 1e-4, name + ": max |logit diff| = " + maxDiff);
+    }
+  }
+
+  @Test
+  void weightsChangedInPlaceAreUsedFromTheNextForward() {
+    ModelConfig config = ModelConfig.qwen3(97, 32, 48, 2, 4, 2, 8, true);
+    try (Qwen3Model model = Qwen3Model.create(config, HfModelFolder.byName(
+            TinyModels.randomWeights(config, 3, TensorDtype.F32)), Device.cpu());
+        VectorLinear linear = new VectorLinear(1, model::weightsVersion);
+        NDManager work = model.newWorkManager()) {
+      HostDecoder decoder = new HostDecoder(model, linear);
+      float[] before = hidden(decoder, model, work);
+      // What a learner step does: update in place, then say so.
+      model.parameters().get("model.layers.0.post_attention_layernorm.weight").muli(1.5f);
+      model.parameters().get("model.layers.1.mlp.up_proj.weight").muli(0.5f);
+      model.weightsChanged();
+      float[] after = hidden(decoder, model, work);
+      assertFalse(Arrays.equals(before, after));
+      assertArrayEquals(hidden(new HostDecoder(model, linear), model, work), after);
+    }
+  }
+}
