@@ -30,6 +30,11 @@ public final class HostDecoder {
   private static final FloatVector ONE = FloatVector.broadcast(S, 1f);
   /** Tokens per task of the element-wise passes. */
   private static final int ROWS_PER_TASK = 16;
+  /**
+   * Below this many values an element-wise pass stays on the calling thread: a decode step's
+   * passes take microseconds, less than waking the kernel's other threads.
+   */
+  private static final int PARALLEL_VALUES = 1 << 17;
 
   private final Qwen3Model model;
   private final VectorLinear linear;
@@ -74,7 +79,7 @@ public final class HostDecoder {
       float[] v = linear.multiply(h, n, l.v(), w.vBias());
       int heads = config.numHeads();
       int kvHeads = config.numKvHeads();
-      rows(n, from -> {
+      rows(n, (heads + kvHeads) * d, from -> {
         for (int r = from; r < Math.min(n, from + ROWS_PER_TASK); r++) {
           for (int j = 0; j < heads; j++) {
             headNormAndRotate(q, (r * heads + j) * d, w.qNorm(), cosSin, r);
@@ -153,7 +158,7 @@ public final class HostDecoder {
   /** RMSNorm of each of n rows of {@code width}: x / sqrt(mean(x^2) + eps) * w. */
   private float[] norm(float[] x, int n, int width, float[] weight) {
     float[] y = new float[x.length];
-    rows(n, from -> {
+    rows(n, width, from -> {
       for (int r = from; r < Math.min(n, from + ROWS_PER_TASK); r++) {
         normRow(x, r * width, width, weight, y, r * width);
       }
@@ -184,7 +189,7 @@ public final class HostDecoder {
   /** gate = silu(gate) * up, in place, for n rows. */
   private void swiGlu(float[] gate, float[] up, int n) {
     int width = gate.length / n;
-    rows(n, from -> {
+    rows(n, width, from -> {
       int start = from * width;
       int end = Math.min(n, from + ROWS_PER_TASK) * width;
       int e = start;
@@ -206,8 +211,15 @@ public final class HostDecoder {
     }
   }
 
-  private void rows(int n, IntConsumer task) {
+  /** Runs {@code task(from)} for each group of rows of n rows of {@code width} values. */
+  private void rows(int n, int width, IntConsumer task) {
     int tasks = (n + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
-    linear.parallel().forEach(tasks, i -> task.accept(i * ROWS_PER_TASK));
+    if ((long) n * width < PARALLEL_VALUES) {
+      for (int i = 0; i < tasks; i++) {
+        task.accept(i * ROWS_PER_TASK);
+      }
+    } else {
+      linear.parallel().forEach(tasks, i -> task.accept(i * ROWS_PER_TASK));
+    }
   }
 }
