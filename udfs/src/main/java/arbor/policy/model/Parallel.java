@@ -30,7 +30,8 @@ public final class Parallel implements AutoCloseable {
 
   /** Runs {@code task} for every index in [0, tasks) and returns when all are done. */
   public void forEach(int tasks, IntConsumer task) {
-    int helpers = pool == null ? 0 : Math.min(threads, tasks) - 1;
+    // After close the caller runs everything: a late call finishes rather than fails.
+    int helpers = pool == null || pool.isShutdown() ? 0 : Math.min(threads, tasks) - 1;
     if (helpers <= 0) {
       for (int i = 0; i < tasks; i++) {
         task.accept(i);
