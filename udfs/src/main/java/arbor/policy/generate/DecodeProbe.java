@@ -66,7 +66,7 @@ public final class DecodeProbe implements AutoCloseable {
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(new long[batch], new Shape(batch, 1));
       NDArray hidden = matmul.hidden(model, tokens, positions, blocks, tables, starts, ones);
-      matmul.sample(model.logits(hidden.reshape(batch, -1), matmul.linear()), params, rngs);
+      matmul.sample(model, hidden.reshape(batch, -1), params, rngs);
     }
     return (System.nanoTime() - t0) / 1e6;
   }

@@ -99,13 +99,17 @@ record EngineMatmul(Qwen3Model.Linear linear, HostDecoder decoder, String descri
   }
 
   /**
-   * Draws the next token of each row: in Java beside the vector kernels (their logits are Java's
-   * already), else with libtorch where the logits are.
+   * Draws the next token of each row of final hidden states (rows, hidden): beside the vector
+   * kernels the logits stay in Java and are sampled there, else libtorch samples them where
+   * they are.
    */
-  Sampler.Draw[] sample(NDArray logits, List<SamplingParams> params, List<SplittableRandom> rngs) {
-    Parallel threads = parallel();
-    return threads == null ? Sampler.sample(logits, params, rngs)
-        : HostSampler.sample(logits, params, rngs, threads);
+  Sampler.Draw[] sample(Qwen3Model model, NDArray hidden, List<SamplingParams> params,
+      List<SplittableRandom> rngs) {
+    if (decoder == null) {
+      return Sampler.sample(model.logits(hidden, linear), params, rngs);
+    }
+    return HostSampler.sample(decoder.logits(hidden), model.config().vocabSize(), params, rngs,
+        parallel(), hidden.getManager());
   }
 
   void close() {

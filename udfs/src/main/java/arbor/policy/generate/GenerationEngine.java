@@ -508,7 +508,7 @@ public final class GenerationEngine implements AutoCloseable {
           last[j] = counts[sampleRows.get(j)] - 1;
         }
         NDArray h = hidden.get(new NDIndex("{}, {}", work.create(rows), work.create(last)));
-        Sampler.Draw[] draws = draw(model.logits(h, matmul.linear()), toSample);
+        Sampler.Draw[] draws = draw(h, toSample);
         for (int j = 0; j < draws.length; j++) {
           Sequence s = toSample.get(j);
           if (accept(s, draws[j])) {
@@ -553,7 +553,7 @@ public final class GenerationEngine implements AutoCloseable {
     try (NDManager work = model.newWorkManager()) {
       NDArray tokens = work.create(ids, new Shape(n, 1));
       NDArray hidden = matmul.hidden(model, tokens, positions, blocks, tables, starts, ones);
-      draws = draw(model.logits(hidden.reshape(n, -1), matmul.linear()), running);
+      draws = draw(hidden.reshape(n, -1), running);
     }
     List<Sequence> finished = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -622,14 +622,15 @@ public final class GenerationEngine implements AutoCloseable {
     preemptions++;
   }
 
-  private Sampler.Draw[] draw(NDArray logits, List<Sequence> seqs) {
+  /** The next token of each of {@code seqs}, from their final hidden states (rows, hidden). */
+  private Sampler.Draw[] draw(NDArray hidden, List<Sequence> seqs) {
     List<SamplingParams> params = new ArrayList<>(seqs.size());
     List<SplittableRandom> rngs = new ArrayList<>(seqs.size());
     for (Sequence s : seqs) {
       params.add(s.params);
       rngs.add(s.rng);
     }
-    return matmul.sample(logits, params, rngs);
+    return matmul.sample(model, hidden, params, rngs);
   }
 
   /** Records the drawn token of {@code s}; returns false when the sequence has stopped. */

@@ -1,6 +1,7 @@
 package arbor.policy.generate;
 
-import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import arbor.policy.model.Exp;
 import arbor.policy.model.Parallel;
 import java.util.ArrayList;
@@ -29,12 +30,13 @@ final class HostSampler {
 
   private HostSampler() {}
 
-  /** One draw per row of {@code logits} (n, vocab), with row i's params and generator. */
-  static Sampler.Draw[] sample(NDArray logits, List<SamplingParams> params,
-      List<SplittableRandom> rngs, Parallel threads) {
+  /**
+   * One draw per row of {@code all} (n, vocab), with row i's params and generator; rows for
+   * libtorch's sampler are copied into {@code work}.
+   */
+  static Sampler.Draw[] sample(float[] all, int vocab, List<SamplingParams> params,
+      List<SplittableRandom> rngs, Parallel threads, NDManager work) {
     int n = params.size();
-    int vocab = Math.toIntExact(logits.getShape().get(1));
-    float[] all = logits.toFloatArray();
     double[] uniforms = new double[n];
     List<Integer> truncated = new ArrayList<>();
     boolean[] here = new boolean[n];
@@ -54,10 +56,14 @@ final class HostSampler {
       }
     });
     if (!truncated.isEmpty()) {
-      long[] rows = truncated.stream().mapToLong(Integer::longValue).toArray();
+      float[] rows = new float[truncated.size() * vocab];
+      for (int j = 0; j < truncated.size(); j++) {
+        System.arraycopy(all, truncated.get(j) * vocab, rows, j * vocab, vocab);
+      }
       List<SamplingParams> p = truncated.stream().map(params::get).toList();
       List<SplittableRandom> r = truncated.stream().map(rngs::get).toList();
-      Sampler.Draw[] drawn = Sampler.sample(logits.get(logits.getManager().create(rows)), p, r);
+      Sampler.Draw[] drawn = Sampler.sample(
+          work.create(rows, new Shape(truncated.size(), vocab)), p, r);
       for (int j = 0; j < drawn.length; j++) {
         out[truncated.get(j)] = drawn[j];
       }

@@ -100,6 +100,12 @@ public final class HostDecoder {
     return tokens.getManager().create(norm(x, n, hid, finalNorm), new Shape(b, t, hid));
   }
 
+  /** Logits (rows, vocab) of final hidden states (rows, hidden), kept in Java for sampling. */
+  public float[] logits(NDArray hidden) {
+    int rows = Math.toIntExact(hidden.getShape().size() / config.hiddenSize());
+    return linear.multiply(hidden.toFloatArray(), rows, model.headWeight(), null);
+  }
+
   /** Re-reads the small weights after the learner changed them in place. */
   private void refresh() {
     long now = model.weightsVersion();

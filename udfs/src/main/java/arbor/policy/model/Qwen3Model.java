@@ -227,6 +227,11 @@ public final class Qwen3Model implements AutoCloseable {
     return finalNorm;
   }
 
+  /** The LM head's weight (the embedding when tied). */
+  NDArray headWeight() {
+    return head;
+  }
+
   /** RoPE inverse frequencies, one per pair of head dimensions. */
   double[] ropeInverseFrequencies() {
     return invFreq.clone();

@@ -80,7 +80,8 @@ class HostSamplerTest {
       List<SplittableRandom> a = generators(rows, 100L * step);
       List<SplittableRandom> b = generators(rows, 100L * step);
       Sampler.Draw[] torch = Sampler.sample(logits, mixed(rows), a);
-      Sampler.Draw[] host = HostSampler.sample(logits, mixed(rows), b, three);
+      Sampler.Draw[] host = HostSampler.sample(logits.toFloatArray(), VOCAB, mixed(rows), b, three,
+          manager);
       for (int i = 0; i < rows; i++) {
         assertEquals(torch[i].token(), host[i].token(), "row " + i + ", step " + step);
         assertEquals(torch[i].logProb(), host[i].logProb(), 2e-5, "row " + i + ", step " + step);
@@ -101,8 +102,8 @@ class HostSamplerTest {
     SamplingParams p = new SamplingParams(0.5, 1, 0, 10, 0, Set.of());
     double[] freq = new double[4];
     double[] expected = {16 / 30.0, 9 / 30.0, 4 / 30.0, 1 / 30.0};
-    Sampler.Draw[] draws = HostSampler.sample(manager.create(all, new Shape(n, 4)),
-        java.util.Collections.nCopies(n, p), java.util.Collections.nCopies(n, rng), one);
+    Sampler.Draw[] draws = HostSampler.sample(all, 4, java.util.Collections.nCopies(n, p),
+        java.util.Collections.nCopies(n, rng), one, manager);
     for (Sampler.Draw d : draws) {
       freq[d.token()] += 1.0 / n;
       assertEquals(Math.log(expected[d.token()]), d.logProb(), 1e-6);
@@ -117,12 +118,12 @@ class HostSamplerTest {
     int rows = 13;
     float[] all = randomLogits(rows, 2);
     List<SamplingParams> params = mixed(rows);
-    Sampler.Draw[] batch = HostSampler.sample(manager.create(all, new Shape(rows, VOCAB)),
-        params, generators(rows, 50), three);
+    Sampler.Draw[] batch = HostSampler.sample(all, VOCAB, params, generators(rows, 50), three,
+        manager);
     for (int i = 0; i < rows; i++) {
       float[] row = java.util.Arrays.copyOfRange(all, i * VOCAB, (i + 1) * VOCAB);
-      Sampler.Draw alone = HostSampler.sample(manager.create(row, new Shape(1, VOCAB)),
-          List.of(params.get(i)), List.of(new SplittableRandom(50 + i)), one)[0];
+      Sampler.Draw alone = HostSampler.sample(row, VOCAB, List.of(params.get(i)),
+          List.of(new SplittableRandom(50 + i)), one, manager)[0];
       assertEquals(alone.token(), batch[i].token(), "row " + i);
       assertEquals(Float.floatToIntBits(alone.logProb()),
           Float.floatToIntBits(batch[i].logProb()), "row " + i);
@@ -134,8 +135,7 @@ class HostSamplerTest {
     float[] all = randomLogits(3, 3);
     all[2 * VOCAB + 17] = Float.NaN;
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> HostSampler.sample(manager.create(all, new Shape(3, VOCAB)), mixed(3),
-            generators(3, 1), one));
+        () -> HostSampler.sample(all, VOCAB, mixed(3), generators(3, 1), one, manager));
     assertTrue(e.getMessage().contains("row 2 "), e.getMessage());
   }
 }
