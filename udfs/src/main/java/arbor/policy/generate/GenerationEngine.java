@@ -241,11 +241,10 @@ public final class GenerationEngine implements AutoCloseable {
     // the learner made trainable would record an autograd graph for every decode step.
     JniUtils.setGradMode(false);
     if (matmul.parallel() != null) {
-      // The vector kernels do the matmuls and attention on their own threads; libtorch's
-      // remaining ops (norms, RoPE, sampling) are small, and its OpenMP threads would only spin
-      // on the cores the kernels need (a batch-32 step of the 100m bench model took 83-117 ms
-      // with one torch thread, 79-180 ms with two, on 2 cores). OpenMP keeps the count per
-      // thread, so the learner's threads keep theirs.
+      // With the vector kernels the whole forward and the sampling run in Java; libtorch is left
+      // the embedding lookup and the rare top-k/top-p row, and its OpenMP threads would only
+      // spin on the cores the kernels need. OpenMP keeps the count per thread, so the learner's
+      // threads keep theirs.
       JniUtils.setNumThreads(1);
     }
     while (!closed) {

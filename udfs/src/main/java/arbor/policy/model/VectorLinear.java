@@ -99,7 +99,7 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
   }
 
   /** x (rows, in) W^T + bias for W in HF's (out, in) layout; bias may be null. */
-  float[] multiply(float[] x, int rows, NDArray weight, float[] bias) {
+  public float[] multiply(float[] x, int rows, NDArray weight, float[] bias) {
     float[] y = packedFor(weight).multiply(x, rows, parallel);
     if (bias != null) {
       for (int r = 0; r < rows; r++) {

@@ -268,6 +268,27 @@ public final class ModelBench {
         weights.add(e.getValue());
       }
     }
+    if (linear instanceof VectorLinear v) {
+      // As the engine's Java decoder runs them: on float arrays, without libtorch.
+      SplittableRandom r = new SplittableRandom(5);
+      List<float[]> inputs = weights.stream().map(w -> {
+        float[] x = new float[rows * (int) w.getShape().get(1)];
+        for (int i = 0; i < x.length; i++) {
+          x[i] = (float) r.nextGaussian();
+        }
+        return x;
+      }).toList();
+      return bestSeconds(() -> {
+        for (int j = 0; j < weights.size(); j++) {
+          v.multiply(inputs.get(j), rows, weights.get(j), null);
+        }
+      }) * 1e3;
+    }
+    return timeWeightMatmuls(model, rows, linear, weights);
+  }
+
+  private static double timeWeightMatmuls(Qwen3Model model, int rows, Qwen3Model.Linear linear,
+      List<NDArray> weights) {
     try (NDManager work = model.newWorkManager()) {
       List<NDArray> inputs = weights.stream()
           .map(w -> work.randomNormal(new Shape(rows, w.getShape().get(1)))).toList();
