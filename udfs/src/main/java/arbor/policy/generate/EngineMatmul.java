@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * engine starts. AUTO takes the vector kernels (matmul and attention) where they can run well: a
  * CPU model, a JVM with the incubator module and C2, and a heap with room for the packed weights
  * and the KV budget; it says in the log why not otherwise. VECTOR where it cannot run is an
- * error, not a silent fallback. Sampling follows the choice ({@link #sample}).
+ * error, not a silent fallback. The forward and the sampling follow the choice: the Java decoder
+ * and sampler beside the vector kernels, libtorch's otherwise ({@link #hidden}, {@link #sample}).
  */
 record EngineMatmul(Qwen3Model.Linear linear, HostDecoder decoder, String description) {
 
