@@ -91,6 +91,34 @@ class HostDecoderTest {
     }
   }
 
+  /**
+   * A prefill of 3,000 tokens shares its element-wise passes and matmuls over the threads; 16
+   * tokens run them on the caller. The first 16 rows must get the same bits either way.
+   */
+  @Test
+  void aTokenGetsTheSameBitsInALongForwardSharedOverThreadsAsInAShortOne() {
+    ModelConfig config = ModelConfig.qwen3(97, 32, 48, 2, 4, 2, 8, true);
+    try (Qwen3Model model = Qwen3Model.create(config, HfModelFolder.byName(
+            TinyModels.randomWeights(config, 5, TensorDtype.F32)), Device.cpu());
+        VectorLinear linear = new VectorLinear(3, model::weightsVersion);
+        NDManager work = model.newWorkManager()) {
+      HostDecoder decoder = new HostDecoder(model, linear);
+      int n = 3000;
+      long[] ids = new long[n];
+      long[] positions = new long[n];
+      for (int i = 0; i < n; i++) {
+        ids[i] = (i * 31L + 7) % config.vocabSize();
+        positions[i] = i;
+      }
+      float[] full = decoder.hidden(work.create(ids, new Shape(1, n)), positions,
+          causal(config)).toFloatArray();
+      int m = 16;
+      float[] head = decoder.hidden(work.create(Arrays.copyOf(ids, m), new Shape(1, m)),
+          Arrays.copyOf(positions, m), causal(config)).toFloatArray();
+      assertArrayEquals(head, Arrays.copyOf(full, m * config.hiddenSize()));
+    }
+  }
+
   @Test
   void weightsChangedInPlaceAreUsedFromTheNextForward() {
     ModelConfig config = ModelConfig.qwen3(97, 32, 48, 2, 4, 2, 8, true);
