@@ -39,19 +39,17 @@ final class HostSampler {
     int n = params.size();
     double[] uniforms = new double[n];
     List<Integer> truncated = new ArrayList<>();
-    boolean[] here = new boolean[n];
     for (int i = 0; i < n; i++) {
       SamplingParams p = params.get(i);
-      if (p.temperature() > 0 && (p.topK() != 0 || p.topP() < 1.0)) {
+      if (truncates(p)) {
         truncated.add(i);
       } else {
-        here[i] = true;
         uniforms[i] = p.temperature() == 0 ? Double.NaN : rngs.get(i).nextDouble();
       }
     }
     Sampler.Draw[] out = new Sampler.Draw[n];
     threads.forEach(n, i -> {
-      if (here[i]) {
+      if (!truncates(params.get(i))) {
         out[i] = draw(all, i * vocab, vocab, params.get(i).temperature(), uniforms[i]);
       }
     });
@@ -69,6 +67,11 @@ final class HostSampler {
       }
     }
     return out;
+  }
+
+  /** Whether a row samples with top-k or top-p (left to {@link Sampler}). */
+  private static boolean truncates(SamplingParams p) {
+    return p.temperature() > 0 && (p.topK() != 0 || p.topP() < 1.0);
   }
 
   /**

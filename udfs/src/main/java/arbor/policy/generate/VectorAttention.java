@@ -11,17 +11,21 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Paged attention in Java for the engine's vector kernels ({@link HostDecoder}): like
  * {@link PagedBatch}, a forward over several sequences whose row i adds {@code counts[i]} tokens
- * at positions {@code starts[i]}..., but its keys and values live in {@link HeapKv} and each query attends over its sequence's
- * blocks where they are: nothing is gathered or padded, and a decode step and a prefill chunk
- * run the same code.
+ * at positions {@code starts[i]}..., but its keys and values live in {@link HeapKv} and each
+ * query attends over its sequence's blocks where they are: nothing is gathered or padded, and a
+ * decode step and a prefill chunk run the same code.
  *
  * <p>Batch-invariant by construction: a query's result depends on its own vector and the keys
  * and values it may see, never on the other rows, on padding, or on which thread computes it.
  * Every sum runs in position order (a score over the head dimensions in order, the softmax's sum
  * lane by lane over aligned positions, a weighted value over positions), and the exponential is
- * {@link Exp}, the same bits on every code path. The vectorised path needs the block size and the head dimension to be
- * multiples of the vector length; other shapes (the tests' tiny models) take the scalar path,
- * always the same one for a given engine.
+ * {@link Exp}, the same bits on every code path. The vectorised path needs the block size and
+ * the head dimension to be multiples of the vector length; other shapes (the tests' tiny models)
+ * take the scalar path, always the same one for a given engine.
+ *
+ * <p>The two four-query kernels spell out their eight accumulators, as the matmul kernel
+ * ({@code PackedMatrix}) does: vectors passed to a shared helper escape and
+ * are boxed when C2 leaves the helper out of line.
  */
 final class VectorAttention implements HostDecoder.Attention {
 
@@ -48,7 +52,7 @@ final class VectorAttention implements HostDecoder.Attention {
     this.vectorised = vectorises(kv.blockSize(), kv.headDim());
   }
 
-  /** Whether blocks of {@code blockSize} positions and heads of {@code headDim} take the vector path. */
+  /** Whether blocks of {@code blockSize} positions and heads of {@code headDim} vectorise. */
   static boolean vectorises(int blockSize, int headDim) {
     return blockSize % L == 0 && headDim % L == 0;
   }
@@ -195,7 +199,6 @@ final class VectorAttention implements HostDecoder.Attention {
       int d = kv.headDim();
       int bs = kv.blockSize();
       int chunks = (reach + L - 1) / L;
-      float[] q0 = qs;
       int o0 = query[0];
       int o1 = query[1];
       int o2 = query[2];
@@ -217,16 +220,16 @@ final class VectorAttention implements HostDecoder.Attention {
         for (int e = 0; e < d; e++) {
           FloatVector x = FloatVector.fromArray(S, ka, a + e * bs);
           FloatVector y = FloatVector.fromArray(S, kb, b + e * bs);
-          FloatVector s0 = FloatVector.broadcast(S, q0[o0 + e]);
+          FloatVector s0 = FloatVector.broadcast(S, qs[o0 + e]);
           a0 = s0.fma(x, a0);
           b0 = s0.fma(y, b0);
-          FloatVector s1 = FloatVector.broadcast(S, q0[o1 + e]);
+          FloatVector s1 = FloatVector.broadcast(S, qs[o1 + e]);
           a1 = s1.fma(x, a1);
           b1 = s1.fma(y, b1);
-          FloatVector s2 = FloatVector.broadcast(S, q0[o2 + e]);
+          FloatVector s2 = FloatVector.broadcast(S, qs[o2 + e]);
           a2 = s2.fma(x, a2);
           b2 = s2.fma(y, b2);
-          FloatVector s3 = FloatVector.broadcast(S, q0[o3 + e]);
+          FloatVector s3 = FloatVector.broadcast(S, qs[o3 + e]);
           a3 = s3.fma(x, a3);
           b3 = s3.fma(y, b3);
         }

@@ -7,9 +7,9 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The exponential of the engine's Java kernels (attention's softmax, the host sampler, SwiGLU's
- * sigmoid), made of IEEE operations only, so the interpreter, C1 and C2, one lane or sixteen, give the same bits:
- * {@link Math#exp} may differ between them, which would make a token's log-probability depend
- * on which code ran it.
+ * sigmoid), made of IEEE operations only, so the interpreter, C1 and C2, one lane or sixteen,
+ * give the same bits: {@link Math#exp} may differ between them, which would make a token's
+ * log-probability depend on which code ran it.
  */
 public final class Exp {
 

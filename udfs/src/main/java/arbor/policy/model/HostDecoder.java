@@ -68,6 +68,8 @@ public final class HostDecoder {
     int n = b * t;
     int hid = config.hiddenSize();
     int d = config.headDim();
+    int heads = config.numHeads();
+    int kvHeads = config.numKvHeads();
     float[] x = model.embed(tokens).toFloatArray();                  // (N, hidden)
     float[][] cosSin = rope(positions);
     for (int i = 0; i < config.numLayers(); i++) {
@@ -77,16 +79,12 @@ public final class HostDecoder {
       float[] q = linear.multiply(h, n, l.q(), w.qBias());
       float[] k = linear.multiply(h, n, l.k(), w.kBias());
       float[] v = linear.multiply(h, n, l.v(), w.vBias());
-      int heads = config.numHeads();
-      int kvHeads = config.numKvHeads();
-      rows(n, (heads + kvHeads) * d, from -> {
-        for (int r = from; r < Math.min(n, from + ROWS_PER_TASK); r++) {
-          for (int j = 0; j < heads; j++) {
-            headNormAndRotate(q, (r * heads + j) * d, w.qNorm(), cosSin, r);
-          }
-          for (int j = 0; j < kvHeads; j++) {
-            headNormAndRotate(k, (r * kvHeads + j) * d, w.kNorm(), cosSin, r);
-          }
+      rows(n, (heads + kvHeads) * d, r -> {
+        for (int j = 0; j < heads; j++) {
+          headNormAndRotate(q, (r * heads + j) * d, w.qNorm(), cosSin, r);
+        }
+        for (int j = 0; j < kvHeads; j++) {
+          headNormAndRotate(k, (r * kvHeads + j) * d, w.kNorm(), cosSin, r);
         }
       });
       float[] attn = attention.attend(i, q, k, v, t);
@@ -164,11 +162,7 @@ public final class HostDecoder {
   /** RMSNorm of each of n rows of {@code width}: x / sqrt(mean(x^2) + eps) * w. */
   private float[] norm(float[] x, int n, int width, float[] weight) {
     float[] y = new float[x.length];
-    rows(n, width, from -> {
-      for (int r = from; r < Math.min(n, from + ROWS_PER_TASK); r++) {
-        normRow(x, r * width, width, weight, y, r * width);
-      }
-    });
+    rows(n, width, r -> normRow(x, r * width, width, weight, y, r * width));
     return y;
   }
 
@@ -195,10 +189,9 @@ public final class HostDecoder {
   /** gate = silu(gate) * up, in place, for n rows. */
   private void swiGlu(float[] gate, float[] up, int n) {
     int width = gate.length / n;
-    rows(n, width, from -> {
-      int start = from * width;
-      int end = Math.min(n, from + ROWS_PER_TASK) * width;
-      int e = start;
+    rows(n, width, r -> {
+      int end = (r + 1) * width;
+      int e = r * width;
       for (; e + L <= end; e += L) {
         FloatVector g = FloatVector.fromArray(S, gate, e);
         FloatVector sigmoid = ONE.div(Exp.of(g.neg()).add(1f));
@@ -217,15 +210,24 @@ public final class HostDecoder {
     }
   }
 
-  /** Runs {@code task(from)} for each group of rows of n rows of {@code width} values. */
-  private void rows(int n, int width, IntConsumer task) {
-    int tasks = (n + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
+  /**
+   * Runs {@code row} for each of n rows of {@code width} values: on the caller for small passes,
+   * else in groups of rows over the kernel's threads.
+   */
+  private void rows(int n, int width, IntConsumer row) {
     if ((long) n * width < PARALLEL_VALUES) {
-      for (int i = 0; i < tasks; i++) {
-        task.accept(i * ROWS_PER_TASK);
+      for (int r = 0; r < n; r++) {
+        row.accept(r);
       }
-    } else {
-      linear.parallel().forEach(tasks, i -> task.accept(i * ROWS_PER_TASK));
+      return;
     }
+    int tasks = (n + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
+    linear.parallel().forEach(tasks, i -> {
+      for (int r = i * ROWS_PER_TASK; r < Math.min(n, (i + 1) * ROWS_PER_TASK); r++) {
+        row.accept(r);
+      }
+    });
   }
+
+
 }

@@ -19,43 +19,40 @@ class HostDecoderTest {
   private static final int[] TOKENS = {3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3};
 
   /**
-   * Plain causal attention over the step's own keys and values (one row, no cache), in the
-   * decoder's layouts: q (1, T, nH, D), k and v (1, T, nKv, D).
+   * {@link NaiveReference}'s causal attention over the step's own keys and values (one row, no
+   * cache), in the decoder's layouts: q (1, T, nH, D), k and v (1, T, nKv, D).
    */
   private static HostDecoder.Attention causal(ModelConfig c) {
-    int heads = c.numHeads();
-    int kvHeads = c.numKvHeads();
-    int d = c.headDim();
     return (layer, q, k, v, t) -> {
-      float[] out = new float[t * heads * d];
+      double[][] out = NaiveReference.causalAttention(byPosition(q, t, c.numHeads(), c.headDim()),
+          byPosition(k, t, c.numKvHeads(), c.headDim()),
+          byPosition(v, t, c.numKvHeads(), c.headDim()));
+      float[] flat = new float[t * c.numHeads() * c.headDim()];
       for (int p = 0; p < t; p++) {
-        for (int h = 0; h < heads; h++) {
-          int kh = h / (heads / kvHeads);
-          double[] w = new double[p + 1];
-          double max = Double.NEGATIVE_INFINITY;
-          for (int j = 0; j <= p; j++) {
-            for (int e = 0; e < d; e++) {
-              w[j] += (double) q[(p * heads + h) * d + e] * k[(j * kvHeads + kh) * d + e];
-            }
-            w[j] /= Math.sqrt(d);
-            max = Math.max(max, w[j]);
-          }
-          double sum = 0;
-          for (int j = 0; j <= p; j++) {
-            w[j] = Math.exp(w[j] - max);
-            sum += w[j];
-          }
-          for (int e = 0; e < d; e++) {
-            double acc = 0;
-            for (int j = 0; j <= p; j++) {
-              acc += w[j] / sum * v[(j * kvHeads + kh) * d + e];
-            }
-            out[(p * heads + h) * d + e] = (float) acc;
-          }
+        for (int i = 0; i < out[p].length; i++) {
+          flat[p * out[p].length + i] = (float) out[p][i];
         }
       }
-      return out;
+      return flat;
     };
+  }
+
+  private static double[][][] byPosition(float[] a, int t, int heads, int d) {
+    double[][][] out = new double[t][heads][d];
+    for (int p = 0; p < t; p++) {
+      for (int h = 0; h < heads; h++) {
+        for (int e = 0; e < d; e++) {
+          out[p][h][e] = a[(p * heads + h) * d + e];
+        }
+      }
+    }
+    return out;
+  }
+
+  /** A model of {@code config} with seeded random weights. */
+  private static Qwen3Model model(ModelConfig config, long seed) {
+    return Qwen3Model.create(config, HfModelFolder.byName(
+        TinyModels.randomWeights(config, seed, TensorDtype.F32)), Device.cpu());
   }
 
   private static float[] hidden(HostDecoder decoder, Qwen3Model model, NDManager work) {
@@ -98,8 +95,7 @@ class HostDecoderTest {
   @Test
   void aTokenGetsTheSameBitsInALongForwardSharedOverThreadsAsInAShortOne() {
     ModelConfig config = ModelConfig.qwen3(97, 32, 48, 2, 4, 2, 8, true);
-    try (Qwen3Model model = Qwen3Model.create(config, HfModelFolder.byName(
-            TinyModels.randomWeights(config, 5, TensorDtype.F32)), Device.cpu());
+    try (Qwen3Model model = model(config, 5);
         VectorLinear linear = new VectorLinear(3, model::weightsVersion);
         NDManager work = model.newWorkManager()) {
       HostDecoder decoder = new HostDecoder(model, linear);
@@ -122,8 +118,7 @@ class HostDecoderTest {
   @Test
   void weightsChangedInPlaceAreUsedFromTheNextForward() {
     ModelConfig config = ModelConfig.qwen3(97, 32, 48, 2, 4, 2, 8, true);
-    try (Qwen3Model model = Qwen3Model.create(config, HfModelFolder.byName(
-            TinyModels.randomWeights(config, 3, TensorDtype.F32)), Device.cpu());
+    try (Qwen3Model model = model(config, 3);
         VectorLinear linear = new VectorLinear(1, model::weightsVersion);
         NDManager work = model.newWorkManager()) {
       HostDecoder decoder = new HostDecoder(model, linear);

@@ -94,6 +94,18 @@ final class NaiveReference {
         k[i][hh] = rope(k[i][hh], i);
       }
     }
+    return causalAttention(q, k, v);
+  }
+
+  /**
+   * Causal grouped-query attention of q [T][nH][D] over k, v [T][nKv][D]: for each position and
+   * head, the softmax of scaled scores over positions up to it, times the values. [T][nH * D].
+   */
+  static double[][] causalAttention(double[][][] q, double[][][] k, double[][][] v) {
+    int t = q.length;
+    int nH = q[0].length;
+    int nKv = k[0].length;
+    int d = q[0][0].length;
     double[][] out = new double[t][nH * d];
     for (int i = 0; i < t; i++) {
       for (int hh = 0; hh < nH; hh++) {
