@@ -40,8 +40,13 @@ public final class Parallel implements AutoCloseable {
     }
     AtomicInteger next = new AtomicInteger();
     Runnable worker = () -> {
-      for (int i = next.getAndIncrement(); i < tasks; i = next.getAndIncrement()) {
-        task.accept(i);
+      try {
+        for (int i = next.getAndIncrement(); i < tasks; i = next.getAndIncrement()) {
+          task.accept(i);
+        }
+      } catch (RuntimeException | Error e) {
+        next.set(tasks);  // whichever thread failed, the others stop at their next claim
+        throw e;
       }
     };
     Future<?>[] running = new Future<?>[helpers];
@@ -53,7 +58,6 @@ public final class Parallel implements AutoCloseable {
       worker.run();
     } catch (RuntimeException e) {
       failed = e;
-      next.set(tasks);  // the helpers stop at their next claim
     }
     for (Future<?> f : running) {
       try {

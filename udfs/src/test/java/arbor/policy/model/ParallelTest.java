@@ -82,6 +82,29 @@ class ParallelTest {
   }
 
   @Test
+  @Timeout(60)
+  void aTaskFailingOnAHelperStopsTheCallerToo() {
+    // CI caught this: a helper's failure was only seen after the caller had run every task.
+    try (Parallel p = new Parallel(2, "test-parallel")) {
+      Thread caller = Thread.currentThread();
+      AtomicInteger ran = new AtomicInteger();
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> p.forEach(10_000, i -> {
+            ran.incrementAndGet();
+            if (Thread.currentThread() != caller) {
+              throw new IllegalStateException("helper task " + i);
+            }
+            long until = System.nanoTime() + 100_000;
+            while (System.nanoTime() < until) {
+              Thread.onSpinWait();
+            }
+          }));
+      assertTrue(e.getMessage().startsWith("helper task"), e.getMessage());
+      assertTrue(ran.get() < 5_000, ran.get() + " of 10000 tasks ran");
+    }
+  }
+
+  @Test
   void afterCloseTasksRunOnTheCaller() {
     Parallel p = new Parallel(3, "test-parallel");
     p.close();
