@@ -76,9 +76,11 @@ public final class HostDecoder {
       Qwen3Model.Layer l = model.layer(i);
       Small w = small[i];
       float[] h = norm(x, n, hid, w.input());
-      float[] q = linear.multiply(h, n, l.q(), w.qBias());
-      float[] k = linear.multiply(h, n, l.k(), w.kBias());
-      float[] v = linear.multiply(h, n, l.v(), w.vBias());
+      float[][] qkv = linear.multiply(h, n, new NDArray[] {l.q(), l.k(), l.v()},
+          new float[][] {w.qBias(), w.kBias(), w.vBias()});
+      float[] q = qkv[0];
+      float[] k = qkv[1];
+      float[] v = qkv[2];
       rows(n, (heads + kvHeads) * d, r -> {
         for (int j = 0; j < heads; j++) {
           headNormAndRotate(q, (r * heads + j) * d, w.qNorm(), cosSin, r);
@@ -90,8 +92,10 @@ public final class HostDecoder {
       float[] attn = attention.attend(i, q, k, v, t);
       add(x, linear.multiply(attn, n, l.o(), w.oBias()));
       float[] m = norm(x, n, hid, w.post());
-      float[] gate = linear.multiply(m, n, l.gate(), null);
-      float[] up = linear.multiply(m, n, l.up(), null);
+      float[][] gateUp = linear.multiply(m, n, new NDArray[] {l.gate(), l.up()},
+          new float[][] {null, null});
+      float[] gate = gateUp[0];
+      float[] up = gateUp[1];
       swiGlu(gate, up, n);
       add(x, linear.multiply(gate, n, l.down(), null));
     }

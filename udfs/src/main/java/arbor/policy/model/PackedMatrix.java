@@ -28,6 +28,8 @@ final class PackedMatrix {
   private static final int MR = L >= 16 ? 8 : 4;
   /** Below this many multiply-adds a product runs on the calling thread alone. */
   private static final long PARALLEL_WORK = 1L << 20;
+  /** Chunks of panels per thread in a product shared over threads. */
+  private static final int CHUNKS_PER_THREAD = 4;
 
   private final int out;
   private final int in;
@@ -75,18 +77,54 @@ final class PackedMatrix {
    * split the output's panels between {@code parallel}'s threads.
    */
   float[] multiply(float[] x, int rows, Parallel parallel) {
+    return multiply(new PackedMatrix[] {this}, x, rows, parallel)[0];
+  }
+
+  /**
+   * {@code x W^T} for each of {@code weights}, all of the same input width, in one pass over the
+   * threads: the projections that read one input (q, k and v; gate and up) then wait for the
+   * kernel's other threads once instead of once each.
+   */
+  static float[][] multiply(PackedMatrix[] weights, float[] x, int rows, Parallel parallel) {
+    int in = weights[0].in;
     if ((long) rows * in != x.length) {
       throw new IllegalArgumentException("input has " + x.length + " values, not " + rows
           + " x " + in);
     }
-    float[] y = new float[rows * out];
-    int parts = (long) rows * in * out < PARALLEL_WORK ? 1 : Math.min(parallel.threads(), panels);
-    if (parts <= 1) {
-      panels(x, rows, y, 0, panels);
-    } else {
-      parallel.forEach(parts, t -> panels(x, rows, y,
-          (int) ((long) panels * t / parts), (int) ((long) panels * (t + 1) / parts)));
+    float[][] y = new float[weights.length][];
+    long work = 0;
+    int panels = 0;
+    for (int i = 0; i < weights.length; i++) {
+      if (weights[i].in != in) {
+        throw new IllegalArgumentException("weights of input width " + in + " and "
+            + weights[i].in + " cannot share an input");
+      }
+      y[i] = new float[rows * weights[i].out];
+      work += (long) rows * in * weights[i].out;
+      panels += weights[i].panels;
     }
+    if (work < PARALLEL_WORK || parallel.threads() == 1) {
+      for (int i = 0; i < weights.length; i++) {
+        weights[i].panels(x, rows, y[i], 0, weights[i].panels);
+      }
+      return y;
+    }
+    // Several chunks per thread, claimed as threads come free: a helper that wakes late then
+    // takes fewer chunks instead of finishing last.
+    int chunk = Math.max(1, panels / (parallel.threads() * CHUNKS_PER_THREAD));
+    int[] first = new int[weights.length + 1];
+    for (int i = 0; i < weights.length; i++) {
+      first[i + 1] = first[i] + (weights[i].panels + chunk - 1) / chunk;
+    }
+    parallel.forEach(first[weights.length], task -> {
+      int i = 0;
+      while (task >= first[i + 1]) {
+        i++;
+      }
+      PackedMatrix w = weights[i];
+      int from = (task - first[i]) * chunk;
+      w.panels(x, rows, y[i], from, Math.min(w.panels, from + chunk));
+    });
     return y;
   }
 

@@ -100,11 +100,27 @@ public final class VectorLinear implements Qwen3Model.Linear, AutoCloseable {
 
   /** x (rows, in) W^T + bias for W in HF's (out, in) layout; bias may be null. */
   public float[] multiply(float[] x, int rows, NDArray weight, float[] bias) {
-    float[] y = packedFor(weight).multiply(x, rows, parallel);
-    if (bias != null) {
-      for (int r = 0; r < rows; r++) {
-        for (int c = 0; c < bias.length; c++) {
-          y[r * bias.length + c] += bias[c];
+    return multiply(x, rows, new NDArray[] {weight}, new float[][] {bias})[0];
+  }
+
+  /**
+   * {@link #multiply(float[], int, NDArray, float[])} for several weights of one input width,
+   * in one pass over the threads; {@code biases[i]} may be null. Each result has the same bits
+   * as when multiplied alone.
+   */
+  public float[][] multiply(float[] x, int rows, NDArray[] weights, float[][] biases) {
+    PackedMatrix[] packed = new PackedMatrix[weights.length];
+    for (int i = 0; i < weights.length; i++) {
+      packed[i] = packedFor(weights[i]);
+    }
+    float[][] y = PackedMatrix.multiply(packed, x, rows, parallel);
+    for (int i = 0; i < y.length; i++) {
+      float[] bias = biases[i];
+      if (bias != null) {
+        for (int r = 0; r < rows; r++) {
+          for (int c = 0; c < bias.length; c++) {
+            y[i][r * bias.length + c] += bias[c];
+          }
         }
       }
     }

@@ -63,6 +63,22 @@ class PackedMatrixTest {
     }
   }
 
+  /** q, k and v (or gate and up) multiplied in one pass: each as if multiplied alone. */
+  @Test
+  void weightsSharingAnInputGetTheBitsOfTheirProductsAlone() {
+    int in = 200;
+    int rows = 33;
+    PackedMatrix[] weights = {new PackedMatrix(random(300 * in, 5), 300, in),
+        new PackedMatrix(random(7 * in, 6), 7, in), new PackedMatrix(random(100 * in, 7), 100, in)};
+    float[] x = random(rows * in, 8);
+    try (Parallel three = new Parallel(3, "test-matmul")) {
+      float[][] together = PackedMatrix.multiply(weights, x, rows, three);
+      for (int i = 0; i < weights.length; i++) {
+        assertArrayEquals(weights[i].multiply(x, rows, ONE), together[i], "weight " + i);
+      }
+    }
+  }
+
   @Test
   void shapesThatDoNotMatchAreRejectedWithTheShapes() {
     var e = assertThrows(IllegalArgumentException.class, () -> new PackedMatrix(new float[10], 3, 4));
@@ -70,6 +86,10 @@ class PackedMatrixTest {
     PackedMatrix m = new PackedMatrix(new float[12], 3, 4);
     e = assertThrows(IllegalArgumentException.class, () -> m.multiply(new float[9], 2, ONE));
     assertTrue(e.getMessage().contains("2 x 4"), e.getMessage());
+    PackedMatrix[] mixed = {m, new PackedMatrix(new float[10], 2, 5)};
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PackedMatrix.multiply(mixed, new float[8], 2, ONE));
+    assertTrue(e.getMessage().contains("4 and 5"), e.getMessage());
   }
 
   private static float[] random(int n, long seed) {

@@ -265,26 +265,32 @@ public final class ModelBench {
   private static double weightMatmulMillis(Qwen3Model model, int rows, Qwen3Model.Linear linear) {
     String embedding = "model.embed_tokens.weight";
     List<NDArray> weights = new ArrayList<>();
+    // The projections that share an input (q, k, v; gate, up), as the Java decoder runs them.
+    Map<String, List<NDArray>> shared = new LinkedHashMap<>();
     for (var e : model.parameters().entrySet()) {
       // The embedding is a lookup, unless it is also the (tied) LM head.
       if (e.getValue().getShape().dimension() == 2
           && (!e.getKey().equals(embedding) || model.config().tieWordEmbeddings())) {
         weights.add(e.getValue());
+        String input = e.getKey().replaceAll("[qkv]_proj", "qkv")
+            .replaceAll("(gate|up)_proj", "gate_up");
+        shared.computeIfAbsent(input, k -> new ArrayList<>()).add(e.getValue());
       }
     }
     if (linear instanceof VectorLinear v) {
       // As the engine's Java decoder runs them: on float arrays, without libtorch.
       SplittableRandom r = new SplittableRandom(5);
-      List<float[]> inputs = weights.stream().map(w -> {
-        float[] x = new float[rows * (int) w.getShape().get(1)];
+      List<NDArray[]> groups = shared.values().stream().map(g -> g.toArray(NDArray[]::new)).toList();
+      List<float[]> inputs = groups.stream().map(g -> {
+        float[] x = new float[rows * (int) g[0].getShape().get(1)];
         for (int i = 0; i < x.length; i++) {
           x[i] = (float) r.nextGaussian();
         }
         return x;
       }).toList();
       return bestSeconds(() -> {
-        for (int j = 0; j < weights.size(); j++) {
-          v.multiply(inputs.get(j), rows, weights.get(j), null);
+        for (int j = 0; j < groups.size(); j++) {
+          v.multiply(inputs.get(j), rows, groups.get(j), new float[groups.get(j).length][]);
         }
       }) * 1e3;
     }
