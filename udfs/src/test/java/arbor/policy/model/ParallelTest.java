@@ -105,6 +105,28 @@ class ParallelTest {
   }
 
   @Test
+  @Timeout(60)
+  void aCallFromInsideATaskAndCallsFromTwoThreadsAllFinish() throws Exception {
+    try (Parallel p = new Parallel(2, "test-parallel")) {
+      AtomicIntegerArray inner = new AtomicIntegerArray(4 * 5);
+      p.forEach(4, i -> p.forEach(5, j -> inner.incrementAndGet(i * 5 + j)));
+      for (int i = 0; i < inner.length(); i++) {
+        assertEquals(1, inner.get(i), "inner task " + i);
+      }
+      AtomicInteger sum = new AtomicInteger();
+      Runnable jobs = () -> {
+        for (int job = 0; job < 2_000; job++) {
+          p.forEach(3, sum::addAndGet);  // 0 + 1 + 2 per job
+        }
+      };
+      Thread other = Thread.ofPlatform().start(jobs);
+      jobs.run();
+      other.join();
+      assertEquals(2 * 2_000 * 3, sum.get());
+    }
+  }
+
+  @Test
   void afterCloseTasksRunOnTheCaller() {
     Parallel p = new Parallel(3, "test-parallel");
     p.close();
