@@ -66,19 +66,18 @@ public final class Parallel implements AutoCloseable {
       }
     }
 
-    /** A helper's part: false if the job was already closed to it. */
-    boolean help() {
+    /** A helper's part, unless the job was already closed to it. */
+    void help() {
       int n;
       do {
         n = joined.get();
         if (n < 0) {
-          return false;
+          return;
         }
       } while (!joined.compareAndSet(n, n + 1));
       work();
       finished.incrementAndGet();
       LockSupport.unpark(caller);
-      return true;
     }
 
     /** The caller's part: its claims, then the wait for helpers still running theirs. */

@@ -280,7 +280,8 @@ public final class ModelBench {
     if (linear instanceof VectorLinear v) {
       // As the engine's Java decoder runs them: on float arrays, without libtorch.
       SplittableRandom r = new SplittableRandom(5);
-      List<NDArray[]> groups = shared.values().stream().map(g -> g.toArray(NDArray[]::new)).toList();
+      List<NDArray[]> groups = shared.values().stream()
+          .map(g -> g.toArray(NDArray[]::new)).toList();
       List<float[]> inputs = groups.stream().map(g -> {
         float[] x = new float[rows * (int) g[0].getShape().get(1)];
         for (int i = 0; i < x.length; i++) {
