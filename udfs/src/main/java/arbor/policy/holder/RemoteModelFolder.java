@@ -10,6 +10,7 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -29,6 +30,7 @@ import scala.Tuple2;
  * maps local files. The cache entry is named by a hash of the URI and each file's name, size and
  * modification time, so a changed model is copied again rather than served stale, and the copy
  * is renamed into place only when complete, so JVMs sharing the cache never see half a folder.
+ * After each new copy the cache is pruned to its size limit ({@link ModelCache}).
  */
 public final class RemoteModelFolder {
 
@@ -58,6 +60,12 @@ public final class RemoteModelFolder {
 
   /** The local folder of {@code location} with the given Hadoop settings and cache folder. */
   public static Path local(String location, Configuration conf, Path cacheRoot) throws IOException {
+    return local(location, conf, cacheRoot, ModelCache.limitBytes());
+  }
+
+  /** The same, keeping at most {@code cacheBytes} of complete copies ({@link ModelCache}). */
+  static Path local(String location, Configuration conf, Path cacheRoot, long cacheBytes)
+      throws IOException {
     if (!isUri(location)) {
       return Path.of(location);
     }
@@ -87,6 +95,7 @@ public final class RemoteModelFolder {
     Path target = cacheRoot.resolve(key(location, files));
     synchronized (RemoteModelFolder.class) {
       if (Files.isDirectory(target)) {
+        ModelCache.used(target);
         return target;
       }
       Files.createDirectories(cacheRoot);
@@ -111,6 +120,7 @@ public final class RemoteModelFolder {
           FileUtil.fullyDelete(partial.toFile());
         }
       }
+      ModelCache.prune(cacheRoot, target, cacheBytes, Instant.now());
       return target;
     }
   }
