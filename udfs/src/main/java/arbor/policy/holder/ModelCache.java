@@ -43,9 +43,19 @@ final class ModelCache {
 
   static long limitBytes() {
     String configured = System.getProperty(LIMIT_PROPERTY);
-    double gb = configured == null || configured.isBlank() ? DEFAULT_LIMIT_GB
-        : Double.parseDouble(configured.trim());
-    return (long) (gb * (1L << 30));
+    if (configured == null || configured.isBlank()) {
+      return DEFAULT_LIMIT_GB << 30;
+    }
+    try {
+      double gb = Double.parseDouble(configured.trim());
+      if (gb >= 0) {
+        return (long) (gb * (1L << 30));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("-D" + LIMIT_PROPERTY + "=" + configured
+        + " is not a size in gigabytes (a number, 0 or more)");
   }
 
   /** Records that {@code entry} was used now: its folder's time is its last use. */

@@ -2,6 +2,7 @@ package arbor.policy.holder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -85,6 +86,24 @@ class ModelCacheTest {
     assertEquals(copy, RemoteModelFolder.local(second, new Configuration(), cache, 150));
     assertTrue(Files.getLastModifiedTime(copy).toInstant().isAfter(now.minusSeconds(60)),
         "a hit records its use");
+  }
+
+  @Test
+  void aLimitThatIsNotASizeIsRefusedNamingTheProperty() {
+    String before = System.getProperty(ModelCache.LIMIT_PROPERTY);
+    try {
+      System.setProperty(ModelCache.LIMIT_PROPERTY, "2.5");
+      assertEquals((long) (2.5 * (1L << 30)), ModelCache.limitBytes());
+      System.setProperty(ModelCache.LIMIT_PROPERTY, "lots");
+      var e = assertThrows(IllegalArgumentException.class, ModelCache::limitBytes);
+      assertTrue(e.getMessage().contains(ModelCache.LIMIT_PROPERTY + "=lots"), e.getMessage());
+    } finally {
+      if (before == null) {
+        System.clearProperty(ModelCache.LIMIT_PROPERTY);
+      } else {
+        System.setProperty(ModelCache.LIMIT_PROPERTY, before);
+      }
+    }
   }
 
   private Path model(String name) throws IOException {
