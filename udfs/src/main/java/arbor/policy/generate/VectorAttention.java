@@ -201,8 +201,9 @@ final class VectorAttention implements HostDecoder.Attention {
      *
      * <p>A decode step's attention waits on memory, not arithmetic: each query's keys and values
      * are read once, from blocks scattered over the heap. So each dimension step also loads one
-     * cache line of the same positions' values, which {@link #weighted4} then finds in cache;
-     * that took the batch-32 attention from 5.7 to 4.7 ms a step (docs/benchmarks.md).
+     * cache line of the same positions' values, which {@link #weighted4} then finds in cache.
+     * With the four key streams that took a batch-32 step's attention from 5.6-7.6 to 4.5-5.0 ms
+     * on a 2-core host (docs/benchmarks.md).
      */
     private void scores4(int[] query, int reach, float[][] w) {
       int d = kv.headDim();
