@@ -41,7 +41,7 @@ final class HostSampler {
     List<Integer> truncated = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       SamplingParams p = params.get(i);
-      if (truncates(p)) {
+      if (p.truncates()) {
         truncated.add(i);
       } else {
         uniforms[i] = p.temperature() == 0 ? Double.NaN : rngs.get(i).nextDouble();
@@ -49,7 +49,7 @@ final class HostSampler {
     }
     Sampler.Draw[] out = new Sampler.Draw[n];
     threads.forEach(n, i -> {
-      if (!truncates(params.get(i))) {
+      if (!params.get(i).truncates()) {
         out[i] = draw(all, i * vocab, vocab, params.get(i).temperature(), uniforms[i]);
       }
     });
@@ -67,11 +67,6 @@ final class HostSampler {
       }
     }
     return out;
-  }
-
-  /** Whether a row samples with top-k or top-p (left to {@link Sampler}). */
-  private static boolean truncates(SamplingParams p) {
-    return p.temperature() > 0 && (p.topK() != 0 || p.topP() < 1.0);
   }
 
   /**

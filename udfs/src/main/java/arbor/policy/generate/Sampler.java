@@ -56,7 +56,7 @@ final class Sampler {
         greedy.add(i);
       } else {
         uniforms[i] = rngs.get(i).nextDouble();
-        (p.topK() == 0 && p.topP() >= 1.0 ? plain : truncated).add(i);
+        (p.truncates() ? truncated : plain).add(i);
       }
     }
     NDArray logProbs = logits.mul(work.create(inverse, new Shape(n, 1))).logSoftmax(1);

@@ -32,6 +32,11 @@ public record SamplingParams(double temperature, double topP, int topK, int maxN
     stopTokenIds = Set.copyOf(stopTokenIds);
   }
 
+  /** Whether draws are limited by top-k or top-p (greedy ones never are). */
+  public boolean truncates() {
+    return temperature > 0 && (topK != 0 || topP < 1.0);
+  }
+
   public static SamplingParams greedy(int maxNewTokens, Set<Integer> stops) {
     return new SamplingParams(0, 1, 0, maxNewTokens, 0, stops);
   }

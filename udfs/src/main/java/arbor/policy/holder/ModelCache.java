@@ -73,35 +73,32 @@ final class ModelCache {
    */
   static List<Path> prune(Path root, Path keep, long limitBytes, Instant now) {
     List<Path> deleted = new ArrayList<>();
-    List<Path> entries = new ArrayList<>();
+    List<Entry> entries = new ArrayList<>();
     try (Stream<Path> s = Files.list(root)) {
       for (Path p : s.toList()) {
         String name = p.getFileName().toString();
-        if (PARTIAL.matcher(name).matches() && olderThan(p, ABANDONED, now)) {
+        if (PARTIAL.matcher(name).matches() && olderThan(lastUse(p), ABANDONED, now)) {
           delete(p, "a partial copy left for over a day", deleted);
         } else if (ENTRY.matcher(name).matches() && Files.isDirectory(p)) {
-          entries.add(p);
+          entries.add(new Entry(p, lastUse(p), bytes(p)));
         }
       }
     } catch (IOException e) {
       LOG.warn("model cache {}: could not list it to prune: {}", root, e.toString());
       return deleted;
     }
-    long total = 0;
-    for (Path e : entries) {
-      total += bytes(e);
-    }
-    entries.sort(Comparator.comparing(ModelCache::lastUse));
-    for (Path e : entries) {
+    long total = entries.stream().mapToLong(Entry::bytes).sum();
+    entries.sort(Comparator.comparing(Entry::lastUse));
+    for (Entry e : entries) {
       if (total <= limitBytes) {
         break;
       }
-      if (e.equals(keep) || !olderThan(e, IN_USE, now)) {
+      if (e.path().equals(keep) || !olderThan(e.lastUse(), IN_USE, now)) {
         continue;
       }
-      long size = bytes(e);
-      if (delete(e, "least recently used, the cache is over " + limitBytes + " bytes", deleted)) {
-        total -= size;
+      if (delete(e.path(), "least recently used, the cache is over " + limitBytes + " bytes",
+          deleted)) {
+        total -= e.bytes();
       }
     }
     if (total > limitBytes) {
@@ -110,6 +107,9 @@ final class ModelCache {
     }
     return deleted;
   }
+
+  /** A complete copy, read once: its folder, last use and size. */
+  private record Entry(Path path, FileTime lastUse, long bytes) {}
 
   private static boolean delete(Path p, String why, List<Path> deleted) {
     if (FileUtil.fullyDelete(p.toFile())) {
@@ -121,8 +121,8 @@ final class ModelCache {
     return false;
   }
 
-  private static boolean olderThan(Path p, Duration age, Instant now) {
-    return lastUse(p).toInstant().isBefore(now.minus(age));
+  private static boolean olderThan(FileTime lastUse, Duration age, Instant now) {
+    return lastUse.toInstant().isBefore(now.minus(age));
   }
 
   private static FileTime lastUse(Path p) {

@@ -1,5 +1,6 @@
 package arbor.policy.model;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -27,8 +28,8 @@ public final class Parallel implements AutoCloseable {
   private final Thread[] helpers;
   private final AtomicReference<Job> current = new AtomicReference<>();
   private volatile boolean closed;
-  /** The thread inside {@link #forEach}, so a task that calls it again runs inline. */
-  private volatile Thread owner;
+  /** Whether a {@link #forEach} is running: a call from its tasks, or beside it, runs inline. */
+  private final AtomicBoolean busy = new AtomicBoolean();
 
   /**
    * One call of {@link #forEach}: its tasks, the next unclaimed one, and the helpers that joined
@@ -112,7 +113,7 @@ public final class Parallel implements AutoCloseable {
   public void forEach(int tasks, IntConsumer task) {
     // After close the caller runs everything: a late call finishes rather than fails. So does
     // a call from inside a task, and one made while another thread's call runs.
-    if (tasks < 2 || helpers.length == 0 || closed || !claim()) {
+    if (tasks < 2 || helpers.length == 0 || closed || !busy.compareAndSet(false, true)) {
       for (int i = 0; i < tasks; i++) {
         task.accept(i);
       }
@@ -133,16 +134,8 @@ public final class Parallel implements AutoCloseable {
         throw e;
       }
     } finally {
-      owner = null;
+      busy.set(false);
     }
-  }
-
-  private synchronized boolean claim() {
-    if (owner != null) {
-      return false;
-    }
-    owner = Thread.currentThread();
-    return true;
   }
 
   /** A helper's life: join each job it sees, spin a while for the next, then park. */
