@@ -109,6 +109,9 @@ class ConfigLoaderTest {
     assertEquals(20_000, c.rlm().limits(c.repl()).maxOutputChars());
     assertEquals(3, c.sandbox().pool().workers());
     assertEquals(java.time.Duration.ofMinutes(10), c.rlm().treeWallTime());
+    assertFalse(c.rlm().limits(c.repl()).bindQuestion(), "the published method binds no question");
+    ArborConfig bound = ConfigLoader.load(List.of(), List.of("rlm.bind_question=true"));
+    assertTrue(bound.rlm().limits(bound.repl()).bindQuestion());
   }
 
   @Test

@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param prompts the strategy prompts: {@code full} (about 1,500 tokens) or {@code reduced}
  * @param promptDir the prompt files; when the folder does not exist, the copies inside the jar
  * @param maxLlmCalls {@code llm_query} prompts one node may send in all
+ * @param bindQuestion bind each node's prompt as the reserved REPL name {@code question} (off in
+ *     the published method)
  */
 public record RlmSettings(
     int maxTurns,
@@ -24,11 +26,12 @@ public record RlmSettings(
     Duration treeWallTime,
     Prompts.Strategy prompts,
     String promptDir,
-    int maxLlmCalls) implements Serializable {
+    int maxLlmCalls,
+    boolean bindQuestion) implements Serializable {
 
   public RlmLimits limits(ReplSettings repl) {
     return new RlmLimits(maxTurns, onMaxTurns, repl.maxOutputChars(), maxDepth, maxChildren, maxNodes,
-        maxTokensPerTree, treeWallTime, maxLlmCalls);
+        maxTokensPerTree, treeWallTime, maxLlmCalls, bindQuestion);
   }
 
   public Prompts loadPrompts() {

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * The caps of method.md section 2 that the runtime enforces outside the sandbox, per node and per
- * tree. Numbers in brackets are the defaults.
+ * tree, and whether the nodes' REPLs bind {@code question}. Values in brackets are the defaults.
  *
  * @param maxTurns turns per node [6]
  * @param onMaxTurns what happens when they run out: end with {@code max_turns}, or ask once more
@@ -16,10 +16,12 @@ import java.time.Duration;
  * @param treeWallTime wall time of one tree [10 min]
  * @param maxLlmCallsPerNode {@code llm_query} prompts one node may send in all, a batch counting
  *     one per prompt [64]
+ * @param bindQuestion every node's REPL binds its prompt as the reserved name {@code question}
+ *     [false: the published method has no such name]
  */
 public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars, int maxDepth,
     int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime,
-    int maxLlmCallsPerNode) implements java.io.Serializable {
+    int maxLlmCallsPerNode, boolean bindQuestion) implements java.io.Serializable {
 
   public enum OnMaxTurns { STOP, ASK }
 
@@ -40,7 +42,7 @@ public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars,
   public RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars, int maxDepth,
       int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime) {
     this(maxTurns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode, maxNodesPerTree,
-        maxTokensPerTree, treeWallTime, DEFAULT_LLM_CALLS);
+        maxTokensPerTree, treeWallTime, DEFAULT_LLM_CALLS, false);
   }
 
   public static final int DEFAULT_LLM_CALLS = 64;
@@ -51,16 +53,21 @@ public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars,
 
   public RlmLimits withMaxTurns(int turns) {
     return new RlmLimits(turns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode,
-        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode);
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode, bindQuestion);
   }
 
   public RlmLimits withOnMaxTurns(OnMaxTurns on) {
     return new RlmLimits(maxTurns, on, maxOutputChars, maxDepth, maxChildrenPerNode,
-        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode);
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode, bindQuestion);
   }
 
   public RlmLimits withMaxLlmCallsPerNode(int calls) {
     return new RlmLimits(maxTurns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode,
-        maxNodesPerTree, maxTokensPerTree, treeWallTime, calls);
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, calls, bindQuestion);
+  }
+
+  public RlmLimits withBindQuestion(boolean bind) {
+    return new RlmLimits(maxTurns, onMaxTurns, maxOutputChars, maxDepth, maxChildrenPerNode,
+        maxNodesPerTree, maxTokensPerTree, treeWallTime, maxLlmCallsPerNode, bind);
   }
 }

@@ -138,7 +138,8 @@ public final class TreeRunner {
     NodeLoop.Outcome outcome = null;
     try {
       listener.nodeStarted(node.id(), node.path.depth(), prompt);
-      try (SandboxSession session = sandbox.open(context.toJson(), new Bridge(node, context))) {
+      try (SandboxSession session = sandbox.open(context.toJson(), limits.bindQuestion() ? prompt : null,
+          new Bridge(node, context))) {
         outcome = loop.run(new NodeLoop.NodeSpec(node.path, prompt, context, role, node.tree.seed), session, node,
             turn -> listener.turnEnded(node.id(), turn));
         // Ended for whatever reason: nothing it started may outlive it.

@@ -84,6 +84,22 @@ class TreeRunnerTest {
   }
 
   @Test
+  void withBindQuestionEachNodesReplHoldsItsOwnPromptAsQuestion() {
+    TreeRunner.TreeResult tree = run(Map.of(
+        "root", List.of("```repl\nFINAL([question, rlm_query('find alpha', 'x')]"
+            + " + rlm_query_batched(['find beta', 'find gamma'], ['y', 'z']))\n```"),
+        "root.0", List.of("```repl\nFINAL(question)\n```"),
+        "root.1", List.of("```repl\nFINAL(question)\n```"),
+        "root.2", List.of("```repl\nFINAL(question)\n```")), RlmLimits.defaults().withBindQuestion(true));
+    assertEquals(NodeStatus.FINAL, tree.root().status());
+    assertEquals("[\"Which results?\",\"find alpha\",\"find beta\",\"find gamma\"]", tree.root().finalAnswerJson());
+    // The published method binds none.
+    TreeRunner.TreeResult plain = run(Map.of("root", List.of("```repl\nFINAL('question' in dir())\n```")),
+        RlmLimits.defaults());
+    assertEquals("false", plain.root().finalAnswerJson());
+  }
+
+  @Test
   void aChildWithoutContextGetsTheParentsWholeContext() {
     TreeRunner.TreeResult tree = run(Map.of(
         "root", List.of("```repl\nFINAL(rlm_query('count papers'))\n```"),

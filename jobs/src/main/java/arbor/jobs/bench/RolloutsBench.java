@@ -124,7 +124,8 @@ final class RolloutsBench implements Benchmark {
     RlmSettings r = base.rlm();
     RlmSettings rlm = new RlmSettings(kind == PolicyKind.DJL ? maxTurns : r.maxTurns(), r.onMaxTurns(), r.maxDepth(),
         r.maxChildren(), r.maxNodes(), r.maxTokensPerTree(), r.treeWallTime(),
-        kind == PolicyKind.DJL ? Prompts.Strategy.REDUCED : r.prompts(), r.promptDir(), r.maxLlmCalls());
+        kind == PolicyKind.DJL ? Prompts.Strategy.REDUCED : r.prompts(), r.promptDir(), r.maxLlmCalls(),
+        r.bindQuestion());
     DjlPolicySettings d = base.policy().djl();
     Path model = scratch.resolve("tiny-model");
     if (kind == PolicyKind.DJL && !Files.exists(model.resolve("config.json"))) {

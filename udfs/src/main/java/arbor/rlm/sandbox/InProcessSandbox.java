@@ -30,10 +30,10 @@ public final class InProcessSandbox implements Sandbox {
   }
 
   @Override
-  public SandboxSession open(String contextJson, HostBridge bridge) {
+  public SandboxSession open(String contextJson, String question, HostBridge bridge) {
     CellClock clock = new CellClock();
     PythonSession python = PythonSession.open(
-        PythonEngine.shared(), contextJson, clock.pausing(bridge, slots), limits.maxOutputChars());
+        PythonEngine.shared(), contextJson, question, clock.pausing(bridge, slots), limits.maxOutputChars());
     return new Session(python, clock);
   }
 

@@ -22,6 +22,8 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
   private final WorkerPool pool;
   private final long sid;
   private final String contextJson;
+  /** The REPL's reserved {@code question}, or null: opened with it again on a restore. */
+  private final String question;
   private final HostBridge bridge;
   private final SandboxLimits limits;
   private final CellClock clock = new CellClock();
@@ -61,12 +63,13 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
     }
   }
 
-  IsolatedSession(WorkerPool pool, WorkerProcess worker, long sid, String contextJson, HostBridge bridge,
-      SandboxLimits limits) {
+  IsolatedSession(WorkerPool pool, WorkerProcess worker, long sid, String contextJson, String question,
+      HostBridge bridge, SandboxLimits limits) {
     this.pool = pool;
     this.worker = worker;
     this.sid = sid;
     this.contextJson = contextJson;
+    this.question = question;
     this.bridge = bridge;
     this.limits = limits;
   }
@@ -308,7 +311,7 @@ final class IsolatedSession implements SandboxSession, WorkerProcess.Listener {
 
   /** One restore into a fresh worker: false when a replay diverged or the worker was lost. */
   private boolean restoreOnce() throws IOException {
-    WorkerProcess fresh = pool.reopen(this, contextJson);
+    WorkerProcess fresh = pool.reopen(this, contextJson, question);
     worker = fresh;
     List<Cell> cells;
     synchronized (this) {

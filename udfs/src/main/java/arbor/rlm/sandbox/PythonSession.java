@@ -54,9 +54,10 @@ public final class PythonSession implements AutoCloseable {
 
   /**
    * Opens a REPL whose {@code context} is the JSON value {@code contextJson} (a str or a dict of
-   * paper id to text).
+   * paper id to text), and whose reserved {@code question} is {@code question}, or unbound when
+   * it is null.
    */
-  public static PythonSession open(Engine engine, String contextJson, HostBridge bridge,
+  public static PythonSession open(Engine engine, String contextJson, String question, HostBridge bridge,
       int maxOutputChars) {
     CappedOutput out = new CappedOutput(maxOutputChars);
     CappedOutput err = new CappedOutput(maxOutputChars);
@@ -78,7 +79,7 @@ public final class PythonSession implements AutoCloseable {
       Value install = context.getBindings("python").getMember("__arbor_install");
       context.getBindings("python").removeMember("__arbor_install");
       Value fns = install.execute(new HostCallProxy(bridge), new PaperToolBridge(contextJson), contextJson,
-          String.join(",", ALLOWED_MODULES));
+          String.join(",", ALLOWED_MODULES), question);
       out.take();
       err.take();
       return new PythonSession(context, fns, out, err);

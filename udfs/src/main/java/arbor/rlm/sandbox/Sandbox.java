@@ -10,9 +10,16 @@ public sealed interface Sandbox extends AutoCloseable permits InProcessSandbox, 
    * Opens one node's REPL.
    *
    * @param contextJson the node's {@code context} as JSON: a str, or an object of paper id to text
+   * @param question the node's prompt, bound as the reserved name {@code question}; null leaves it
+   *     unbound (the published method: {@code rlm.bind_question = false})
    * @param bridge how {@code llm_query} and {@code rlm_query} reach the host
    */
-  SandboxSession open(String contextJson, HostBridge bridge);
+  SandboxSession open(String contextJson, String question, HostBridge bridge);
+
+  /** Opens one node's REPL with no {@code question} bound. */
+  default SandboxSession open(String contextJson, HostBridge bridge) {
+    return open(contextJson, null, bridge);
+  }
 
   @Override
   void close();

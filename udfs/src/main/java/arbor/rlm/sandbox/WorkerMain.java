@@ -90,7 +90,7 @@ public final class WorkerMain {
 
   private void serve(DataInputStream in) throws IOException {
     // Pay for the engine and the prelude before saying ready, not in the first node's first cell.
-    PythonSession.open(engine, "\"\"", HostBridge.NONE, 100).close();
+    PythonSession.open(engine, "\"\"", null, HostBridge.NONE, 100).close();
     send(new Ready(ProcessHandle.current().pid()));
     Message message;
     while ((message = WorkerProtocol.read(in)) != null) {
@@ -135,7 +135,7 @@ public final class WorkerMain {
     // cells and this reader nor wait behind the cells for minutes.
     openSlots.acquire();
     try {
-      sessions.put(open.sid(), PythonSession.open(engine, open.contextJson(),
+      sessions.put(open.sid(), PythonSession.open(engine, open.contextJson(), open.question(),
           (name, args) -> callHost(open.sid(), name, args), open.maxOutputChars()));
     } catch (RuntimeException e) {
       error = "could not open a REPL: " + e.getMessage();

@@ -75,7 +75,7 @@ public final class WorkerPool implements Sandbox {
   }
 
   @Override
-  public SandboxSession open(String contextJson, HostBridge bridge) {
+  public SandboxSession open(String contextJson, String question, HostBridge bridge) {
     // Bounded wait: a parent holds its slot while its children wait for theirs, so a pool
     // too small for the tree would otherwise deadlock; the child fails instead, with a reason.
     try {
@@ -92,8 +92,8 @@ public final class WorkerPool implements Sandbox {
       long sid = sessionIds.incrementAndGet();
       for (int attempt = 1; ; attempt++) {
         WorkerProcess worker = pick();
-        IsolatedSession session = new IsolatedSession(this, worker, sid, contextJson, bridge, limits);
-        String error = worker.open(sid, contextJson, limits.maxOutputChars(), session);
+        IsolatedSession session = new IsolatedSession(this, worker, sid, contextJson, question, bridge, limits);
+        String error = worker.open(sid, contextJson, question, limits.maxOutputChars(), session);
         if (error == null) {
           return session;
         }
@@ -113,10 +113,10 @@ public final class WorkerPool implements Sandbox {
   }
 
   /** Opens REPL {@code session} again, in a live worker, after its own was lost. */
-  WorkerProcess reopen(IsolatedSession session, String contextJson) {
+  WorkerProcess reopen(IsolatedSession session, String contextJson, String question) {
     for (int attempt = 1; ; attempt++) {
       WorkerProcess worker = pick();
-      String error = worker.open(session.sid(), contextJson, limits.maxOutputChars(), session);
+      String error = worker.open(session.sid(), contextJson, question, limits.maxOutputChars(), session);
       if (error == null) {
         return worker;
       }

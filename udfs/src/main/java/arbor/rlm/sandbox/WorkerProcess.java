@@ -173,12 +173,12 @@ final class WorkerProcess implements AutoCloseable {
    * as long as the worker lives (its heartbeat decides): in a full batch, opens queue in the
    * worker for minutes, and a queue is not a failure.
    */
-  String open(long sid, String contextJson, int maxOutputChars, Listener listener) {
+  String open(long sid, String contextJson, String question, int maxOutputChars, Listener listener) {
     CompletableFuture<String> opened = new CompletableFuture<>();
     opening.put(sid, opened);
     listeners.put(sid, listener);
     try {
-      send(new WorkerProtocol.Open(sid, contextJson, maxOutputChars));
+      send(new WorkerProtocol.Open(sid, contextJson, question, maxOutputChars));
       String error = opened.get();
       if (error != null) {
         listeners.remove(sid);

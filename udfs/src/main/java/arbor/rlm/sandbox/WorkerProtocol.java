@@ -32,7 +32,8 @@ final class WorkerProtocol {
   sealed interface Message {}
 
   // host -> worker
-  record Open(long sid, String contextJson, int maxOutputChars) implements Message {}
+  /** @param question the REPL's reserved {@code question}, or null for none */
+  record Open(long sid, String contextJson, String question, int maxOutputChars) implements Message {}
 
   record Exec(long sid, String code) implements Message {}
 

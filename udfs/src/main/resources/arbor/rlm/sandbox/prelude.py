@@ -8,7 +8,9 @@
 # and modules to the interpreter's internals are refused in its compiled code and in getattr.
 
 
-def __arbor_install(host_call, tool_call, context_json, allowed_csv):
+def __arbor_install(host_call, tool_call, context_json, allowed_csv, question=None):
+    # question: the node's prompt, bound as the reserved name `question` when given (rlm.bind_question);
+    # None leaves the name unbound, as in the published method.
     # Nothing here imports json, re or traceback: interpreted, their imports cost most of a REPL's
     # opening (re alone 0.2-0.4 s), and a full batch opens hundreds of REPLs. JSON goes through
     # the runtime's own codec (_json, what json uses underneath); traceback is imported by the
@@ -319,6 +321,8 @@ def __arbor_install(host_call, tool_call, context_json, allowed_csv):
         "list_papers": list_papers, "search": search, "extract_section": extract_section,
         "get_paper_abstract": get_paper_abstract,
     }
+    if question is not None:
+        reserved["question"] = str(question)
     real_stdout, real_stderr = sys.stdout, sys.stderr
 
     # restore and run bind every name they use at definition time: model code may clear the

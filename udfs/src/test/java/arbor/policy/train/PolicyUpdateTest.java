@@ -22,7 +22,8 @@ class PolicyUpdateTest {
   private static final ModelConfig CONFIG = ModelConfig.qwen3(64, 32, 64, 2, 4, 2, 8, true);
   private static final double TEMPERATURE = 1.0;
 
-  private static Qwen3Model model() {
+  /** A random tiny trainable policy (vocab 64, seed 4); other tests of this package reuse it. */
+  static Qwen3Model model() {
     Map<String, HostTensor> m = new HashMap<>();
     for (HostTensor t : TinyModels.randomWeights(CONFIG, 4, TensorDtype.F32)) {
       m.put(t.name(), t);
@@ -64,7 +65,8 @@ class PolicyUpdateTest {
     return BatchShape.of(List.of(new BatchShape.QueryTotals("q", 2, tokens, nodeWeight)));
   }
 
-  private static float[] logProbs(PolicyForward f, int[] prompt, int[] response) {
+  /** The per-token log-probabilities {@code f} gives a response now (no autograd). */
+  static float[] logProbs(PolicyForward f, int[] prompt, int[] response) {
     try (NDManager work = NDManager.newBaseManager()) {
       return f.scoreFrozen(work, List.of(new ResponseSample(prompt, response))).logProbs()
           .toFloatArray();

@@ -124,6 +124,35 @@ class ReplContractTest {
   }
 
   @Test
+  void aBoundQuestionIsAReservedStrThatNoCellCanChange() {
+    String question = "Which \"results\" hold?\nName them.";
+    try (SandboxSession s = sandbox.open(PAPERS, question, HostBridge.NONE)) {
+      CellResult r = s.execute("print(question)");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals(question + "\n", r.stdout());
+      assertEquals(List.of(), r.variables(), "a reserved name is no user variable");
+      CellResult shadowed = s.execute("question = 1\nprint(question)");
+      assertEquals("1\n", shadowed.stdout(), shadowed.stderr());
+      assertEquals(List.of(), shadowed.variables());
+      assertEquals("str " + question + "\n", s.execute("print(type(question).__name__, question)").stdout());
+      s.execute("del question\nn = 2");
+      assertEquals(question + "\n", s.execute("print(question)").stdout());
+      assertEquals("n: int\n", s.execute("print(SHOW_VARS())").stdout());
+    }
+  }
+
+  @Test
+  void withoutABoundQuestionThereIsNoSuchName() {
+    try (SandboxSession s = open()) {
+      CellResult r = s.execute("print(question)");
+      assertEquals(CellStatus.RAISED, r.status());
+      assertTrue(r.stderr().contains("NameError: name 'question' is not defined"), r.stderr());
+      s.execute("question = 'mine'");
+      assertEquals("question: str\n", s.execute("print(SHOW_VARS())").stdout(), "an ordinary variable then");
+    }
+  }
+
+  @Test
   void theBuiltinsCannotBeOverwritten() {
     try (SandboxSession s = open()) {
       CellResult r = s.execute("__builtins__['print'] = None\n__builtins__['len'] = lambda x: 0");

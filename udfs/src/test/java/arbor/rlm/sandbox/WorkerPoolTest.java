@@ -250,6 +250,34 @@ class WorkerPoolTest {
   }
 
   @Test
+  void aBoundQuestionCrossesToTheWorkerStaysReservedAndSurvivesARestore() {
+    String question = "Which \"results\" hold?\nName them.";
+    try (WorkerPool pool = new WorkerPool(TestPools.config(1), TestPools.LIMITS);
+        SandboxSession s = pool.open(CONTEXT, question, HostBridge.NONE);
+        SandboxSession unbound = pool.open(CONTEXT, HostBridge.NONE)) {
+      CellResult r = s.execute("print(question)");
+      assertEquals(CellStatus.COMPLETED, r.status(), r.stderr());
+      assertEquals(question + "\n", r.stdout());
+      assertEquals(List.of(), r.variables());
+      assertEquals("1\n", s.execute("question = 1\nkept = 'yes'\nprint(question)").stdout());
+      assertEquals(question + "\n", s.execute("print(question)").stdout());
+      assertEquals("kept: str\n", s.execute("print(SHOW_VARS())").stdout());
+      CellResult none = unbound.execute("print(question)");
+      assertEquals(CellStatus.RAISED, none.status());
+      assertTrue(none.stderr().contains("NameError: name 'question' is not defined"), none.stderr());
+
+      long pid = pool.workerPids().getFirst();
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+      CellResult restored = s.execute("print(kept, question)");
+      assertEquals(CellStatus.COMPLETED, restored.status(), restored.stderr());
+      assertEquals("yes " + question + "\n", restored.stdout());
+      assertFalse(pool.workerPids().contains(pid));
+      CellResult stillNone = unbound.execute("print(question)");
+      assertTrue(stillNone.stderr().contains("NameError: name 'question' is not defined"), stillNone.stderr());
+    }
+  }
+
+  @Test
   void aReplThatCannotBeRestoredIsLostWithAClearMessage() {
     try (WorkerPool pool = new WorkerPool(TestPools.config(1).withRestoreMaxActive(Duration.ZERO), TestPools.LIMITS);
         SandboxSession s = pool.open(CONTEXT, HostBridge.NONE)) {
