@@ -19,7 +19,7 @@ import java.util.function.DoublePredicate;
 public final class ConfigLoader {
   private ConfigLoader() {}
 
-  public static final List<String> PROFILES = List.of("local", "cluster", "gpu", "demo");
+  public static final List<String> PROFILES = List.of("local", "cluster", "gpu", "demo", "learning");
   private static final String DEFAULTS = "conf/defaults.conf";
 
   public static ArborConfig load(List<String> confFiles, List<String> sets) {

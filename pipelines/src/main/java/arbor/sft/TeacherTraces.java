@@ -61,12 +61,15 @@ public final class TeacherTraces {
     return roots.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID), col(Cols.QUERY_ID), reason.as(REASON));
   }
 
-  /** The turns of the kept trees, every node's: run_id, step, node_id, turn, messages, response_text. */
+  /**
+   * The turns of the kept trees, every node's: run_id, step, node_id, turn, query_id, messages,
+   * response_text.
+   */
   public Dataset<Row> keptTurns(Dataset<Row> verdicts, Dataset<Row> nodes, Dataset<Row> turns) {
     Dataset<Row> keptNodes = nodes.join(verdicts.where(col(REASON).isNull()).select(Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID),
-        new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}).select(Cols.RUN_ID, Cols.STEP, Cols.NODE_ID);
+        new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}).select(Cols.RUN_ID, Cols.STEP, Cols.NODE_ID, Cols.QUERY_ID);
     return turns.join(keptNodes, new String[] {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID})
-        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.TURN), col(RolloutTurns.MESSAGES),
+        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.TURN), col(Cols.QUERY_ID), col(RolloutTurns.MESSAGES),
             col(RolloutTurns.RESPONSE_TEXT));
   }
 

@@ -29,8 +29,12 @@ public record Prompts(Map<Role, String> systems, String instruction, String firs
     }
   }
 
-  /** The full strategy (about 1,500 tokens) or the reduced one (about 200: task and built-ins). */
-  public enum Strategy { FULL, REDUCED }
+  /**
+   * The full strategy (about 1,500 tokens), the reduced one (about 200: task and built-ins), or
+   * the toy one (about 60, for from-scratch students with {@code rlm.bind_question}: every prompt
+   * token is paid for in each of the many SFT passes).
+   */
+  public enum Strategy { FULL, REDUCED, TOY }
 
   public Prompts {
     systems = Map.copyOf(systems);
@@ -58,7 +62,7 @@ public record Prompts(Map<Role, String> systems, String instruction, String firs
   private static Prompts load(Reader reader, Strategy strategy) {
     try {
       Map<Role, String> systems = new EnumMap<>(Role.class);
-      String suffix = strategy == Strategy.FULL ? ".full.md" : ".reduced.md";
+      String suffix = "." + strategy.name().toLowerCase(java.util.Locale.ROOT) + ".md";
       for (Role role : Role.values()) {
         systems.put(role, reader.read(role.file + suffix).strip());
       }

@@ -136,7 +136,7 @@ final class RolloutsBench implements Benchmark {
         new DjlPolicySettings.Sampling(d.sampling().temperature(), d.sampling().topP(), d.sampling().topK(), maxNew));
     var p = base.policy();
     ArborConfig c = base.withWarehouse(scratch.resolve("warehouse").toString())
-        .withPolicy(new arbor.conf.PolicySettings(djl, p.openai(), p.anthropic(), p.replay())).withRlm(rlm);
+        .withPolicy(new arbor.conf.PolicySettings(djl, p.openai(), p.anthropic(), p.replay(), p.scripted())).withRlm(rlm);
     return c.withRollouts(new RolloutSettings(kind, samples, perTask, base.rollouts().maxInfraFailureFraction(),
         RolloutSettings.SandboxMode.WORKERS));
   }

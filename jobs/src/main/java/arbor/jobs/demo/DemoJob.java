@@ -14,7 +14,14 @@ import arbor.jobs.train.TrainJob;
 import arbor.checkpoints.CheckpointStore;
 import arbor.warehouse.Table;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import arbor.rlm.Prompts;
+import arbor.rlm.policy.NodePath;
+import arbor.rlm.policy.Policy;
+import arbor.rlm.policy.PolicyCall;
+import arbor.rlm.runtime.RlmRuntime;
+import org.apache.spark.sql.Encoders;
 import java.util.Optional;
 
 /**
@@ -116,18 +123,56 @@ public final class DemoJob implements Job {
   }
 
   /**
-   * The student (step {@code step} of {@code total}): the tiny random Qwen3-architecture model at
-   * {@code policy.djl.model_dir}, written unless it is there (setup fetches the tokenizer first
-   * when it is missing).
+   * The student (step {@code step} of {@code total}): the random Qwen3-architecture model of
+   * {@code setup.student} at {@code policy.djl.model_dir}, written unless it is there (setup
+   * fetches the tokenizer first when it is missing). A trimmed vocabulary is drawn from the
+   * texts of {@link #studentTexts}.
    */
   public static void student(JobContext context, String who, int step, int total) throws Exception {
     var c = context.config();
-    context.out().printf("== %s %d/%d: the student, a tiny random model of the Qwen3 architecture%n", who, step, total);
+    context.out().printf("== %s %d/%d: the student, a random model of the Qwen3 architecture%n", who, step, total);
     Path model = Path.of(c.policy().djl().modelDir());
     TokenizerFetcher tokenizer = new TokenizerFetcher(Path.of(c.dataDir()));
     if (!tokenizer.present()) SetupJob.setup(context, c.setup().packages(), true);
-    boolean made = DemoModel.ensure(model, tokenizer.target());
-    context.out().printf("%s: %s %s (%s)%n", who, made ? "wrote" : "reusing", model, DemoModel.DESCRIPTION);
+    DemoModel.Written student = DemoModel.ensure(model, tokenizer.target(), c.setup().student(),
+        () -> studentTexts(context));
+    context.out().printf("%s: %s %s (%s)%n", who, student.made() ? "wrote" : "reusing", model, student.description());
+  }
+
+  /**
+   * What a student in this configuration reads and writes, for its trimmed vocabulary: the
+   * prompt files, every active query's question in the instructions that quote it, the papers'
+   * ids, the chat format's markers, and the scripted teacher's turns for many seeds. Paper texts
+   * are not among them: the teacher prints counts and ids, not passages. Any other text still
+   * encodes (byte by byte at worst).
+   */
+  static Iterable<String> studentTexts(JobContext context) {
+    var c = context.config();
+    Prompts prompts = c.rlm().loadPrompts();
+    List<String> texts = new ArrayList<>(prompts.systems().values());
+    texts.add("<|im_start|>system\n<|im_end|>\n<|im_start|>user\n<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
+    texts.add("0123456789 REPL variables: [] no code block found Traceback (most recent call last):");
+    Policy teacher = RlmRuntime.scripted(c);
+    List<String> questions = context.warehouse().read(Table.QUERIES)
+        .select(arbor.synthesis.Queries.QUESTION).distinct().as(Encoders.STRING()).collectAsList();
+    for (int i = 0; i < questions.size(); i++) {
+      String q = questions.get(i);
+      texts.add(prompts.instruction(0, q));
+      texts.add(prompts.instruction(1, q));
+      texts.add(prompts.finalInstruction(q));
+      for (boolean multi : new boolean[] {true, false}) {
+        for (int turn = 0; turn < 2; turn++) {
+          try {
+            texts.add(teacher.generate(new PolicyCall(NodePath.ROOT, turn, List.of(), q, multi, i * 31L + turn)).text());
+          } catch (Policy.PolicyException e) {
+            // A teacher with fewer turns: nothing more to learn from it.
+          }
+        }
+      }
+    }
+    texts.addAll(context.warehouse().read(Table.PAPERS)
+        .select("paper_id").as(Encoders.STRING()).collectAsList());
+    return texts;
   }
 
   /** Runs another job on this job's configuration and Spark session. */

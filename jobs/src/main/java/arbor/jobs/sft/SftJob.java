@@ -123,34 +123,62 @@ public final class SftJob implements Job {
     metrics.put("sft.trees_dropped", (double) droppedTotal);
     try (PolicyModel student = HfModelFolder.load(RemoteModelFolder.local(base.policy().djl().modelDir()), Device.cpu())) {
       TeacherTurns render = new TeacherTurns(student);
+      int cap = base.policy().djl().sampling().maxNewTokens();
       List<ResponseSample> samples = new ArrayList<>();
+      List<ResponseSample> heldOut = new ArrayList<>();
       long tooLong = 0;
+      long overCap = 0;
+      int longestResponse = 0;
       Iterator<Row> it = traces.keptTurns(verdicts, nodes, turns)
-          .select(RolloutTurns.MESSAGES, RolloutTurns.RESPONSE_TEXT).toLocalIterator();
+          .select(Cols.QUERY_ID, RolloutTurns.MESSAGES, RolloutTurns.RESPONSE_TEXT).toLocalIterator();
       while (it.hasNext()) {
         Row t = it.next();
-        ResponseSample s = render.render(messages(t.getString(0)), t.getString(1));
+        ResponseSample s = render.render(messages(t.getString(1)), t.getString(2));
+        longestResponse = Math.max(longestResponse, s.responseIds().length);
         if (s.length() > sft.maxSampleTokens()) tooLong++;
+        else if (s.responseIds().length > cap) overCap++;
+        else if (heldOut(t.getString(0), sft)) heldOut.add(s);
         else samples.add(s);
       }
       metrics.put("sft.turns", (double) samples.size());
+      metrics.put("sft.turns_held_out", (double) heldOut.size());
       metrics.put("sft.turns_too_long", (double) tooLong);
-      out.printf(Locale.ROOT, "sft: %d kept turns rendered in the student's chat format; %d left out as longer"
-          + " than sft.max_sample_tokens = %d%n", samples.size(), tooLong, sft.maxSampleTokens());
+      metrics.put("sft.turns_over_cap", (double) overCap);
+      out.printf(Locale.ROOT, "sft: %d kept turns rendered in the student's chat format (%d more held out); %d left out"
+          + " as longer than sft.max_sample_tokens = %d%n", samples.size(), heldOut.size(), tooLong, sft.maxSampleTokens());
+      if (overCap > 0) {
+        out.printf(Locale.ROOT, "sft: warning: %d kept turns answer in more tokens (up to %d) than the student may"
+            + " generate (policy.djl.sampling.max_new_tokens = %d); left out, as the student could never emit"
+            + " them: raise the cap or shorten the teacher's turns%n", overCap, longestResponse, cap);
+      }
       if (samples.isEmpty()) {
-        throw new IllegalStateException("sft: every kept turn is longer than sft.max_sample_tokens = "
-            + sft.maxSampleTokens() + " student tokens; raise it");
+        throw new IllegalStateException("sft: no kept turn fits both sft.max_sample_tokens = " + sft.maxSampleTokens()
+            + " and the generation cap " + cap + " (student tokens); see the counts above");
       }
       student.model().setTrainable(true);
       try (SftUpdate update = new SftUpdate(student.model(), sft.optimizer(base.learner()), sft.microBatchTokens(),
           base.learner().attentionChunk())) {
+        long total = (long) sft.epochs() * update.stepsPerEpoch(samples);
+        update.schedule(new SftUpdate.Schedule(sft.lr(), sft.warmupSteps(), total, sft.minLrFraction()));
+        if (!heldOut.isEmpty()) {
+          out.printf(Locale.ROOT, "sft: held-out loss before training %.4f%n", update.loss(heldOut));
+        }
         for (int e = 1; e <= sft.epochs(); e++) {
-          SftUpdate.Epoch epoch = update.epoch(samples);
+          SftUpdate.Epoch epoch = update.epoch(samples, sft.seed() * 1_000_003L + e);
           metrics.put("sft.loss.epoch_" + e, epoch.loss());
           metrics.put("sft.loss", epoch.loss());
           metrics.put("sft.tokens", (double) epoch.tokens());
-          out.printf(Locale.ROOT, "sft: epoch %d/%d  loss %.4f  %d tokens  %d steps  %.1f s%n", e, sft.epochs(),
-              epoch.loss(), epoch.tokens(), epoch.steps(), epoch.seconds());
+          metrics.put("sft.tokens_per_s", epoch.tokensPerSecond());
+          String held = "";
+          if (!heldOut.isEmpty()) {
+            double h = update.loss(heldOut);
+            metrics.put("sft.held_out_loss.epoch_" + e, h);
+            metrics.put("sft.held_out_loss", h);
+            held = String.format(Locale.ROOT, "  held-out %.4f", h);
+          }
+          out.printf(Locale.ROOT, "sft: epoch %d/%d  loss %.4f%s  %d tokens  %d steps  lr %.2e  %.1f s (%.0f response"
+              + " tokens/s)%n", e, sft.epochs(), epoch.loss(), held, epoch.tokens(), epoch.steps(), epoch.lr(),
+              epoch.seconds(), epoch.tokensPerSecond());
         }
       }
       // SFT's optimizer state is not carried into RL: the train job starts a fresh AdamW.
@@ -166,6 +194,13 @@ public final class SftJob implements Job {
     nodes.unpersist();
     verdicts.unpersist();
     return 0;
+  }
+
+  /** Whether a query's trees are held out of training: a fixed draw by query id and seed. */
+  static boolean heldOut(String queryId, SftSettings sft) {
+    if (sft.heldOutFraction() <= 0) return false;
+    long h = (queryId + "#" + sft.seed()).hashCode();
+    return Math.floorMod(h * 0x9E3779B97F4A7C15L, 1_000_000L) < sft.heldOutFraction() * 1_000_000;
   }
 
   private static PolicyKind teacher(String name) {

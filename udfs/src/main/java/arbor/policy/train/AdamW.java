@@ -78,6 +78,11 @@ public final class AdamW implements AutoCloseable {
    * Runs with autograd off, so the in-place updates are not recorded.
    */
   public StepInfo step() {
+    return step(hyper.lr());
+  }
+
+  /** {@link #step()} at learning rate {@code lr} instead of the constant one (a schedule's). */
+  public StepInfo step(double lr) {
     try (Autograd.Scope off = Autograd.off(); NDManager scratch = manager.newSubManager()) {
       Map<String, NDArray> grads = new LinkedHashMap<>();
       double sumSquares = 0;
@@ -116,10 +121,10 @@ public final class AdamW implements AutoCloseable {
           mi.muli(hyper.beta1()).addi(g.mul(1 - hyper.beta1()));
           vi.muli(hyper.beta2()).addi(g.square().muli(1 - hyper.beta2()));
           if (p.getShape().dimension() >= 2 && hyper.weightDecay() > 0) {
-            p.muli(1 - hyper.lr() * hyper.weightDecay());
+            p.muli(1 - lr * hyper.weightDecay());
           }
           NDArray denom = in(tmp, vi.div(c2)).sqrt().addi(hyper.eps());
-          p.subi(in(tmp, mi.div(c1)).divi(denom).muli(hyper.lr()));
+          p.subi(in(tmp, mi.div(c1)).divi(denom).muli(lr));
           Autograd.zeroGrad(p);
         }
       }

@@ -16,6 +16,7 @@ import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.policy.DjlPolicy;
 import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.policy.PassageExpert;
 import arbor.rlm.policy.Generation;
 import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.PolicyKind;
@@ -196,7 +197,7 @@ public final class RlmRuntime implements AutoCloseable {
     Policy p = fixed.get(kind);
     if (p == null) {
       p = switch (kind) {
-        case SCRIPTED -> new ExpertPolicy(ExpertPolicy.Settings.defaults());
+        case SCRIPTED -> scripted(config);
         case REPLAY -> replay();
         case OPENAI -> endpoint(config.policy().openai(), true);
         case ANTHROPIC -> endpoint(config.policy().anthropic(), false);
@@ -205,6 +206,14 @@ public final class RlmRuntime implements AutoCloseable {
       fixed.put(kind, p);
     }
     return p;
+  }
+
+  /** The scripted expert of {@code policy.scripted.program}. */
+  public static Policy scripted(ArborConfig config) {
+    return config.policy().scripted().passages()
+        ? new PassageExpert(new PassageExpert.Settings(config.rlm().maxChildren(), config.rlm().bindQuestion(),
+            ExpertPolicy.Settings.defaults().seed()))
+        : new ExpertPolicy(ExpertPolicy.Settings.defaults());
   }
 
   private Policy replay() {

@@ -1,0 +1,113 @@
+package arbor.rlm.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import arbor.rlm.NodeStatus;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmContext;
+import arbor.rlm.RlmLimits;
+import arbor.rlm.TreeRunner;
+import arbor.rlm.TreeSeed;
+import arbor.rlm.sandbox.InProcessSandbox;
+import arbor.rlm.sandbox.SandboxLimits;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class PassageExpertTest {
+  private static final String QUESTION = "Which training corpus do the translation systems train on?";
+
+  /** A paper of PDF-like lines: filler passages around one that answers {@code answer}. */
+  private static String paper(String title, String answer, int filler) {
+    StringBuilder sb = new StringBuilder(title).append("\nAbstract\n");
+    for (int i = 0; i < filler; i++) {
+      sb.append("Passage ").append(i).append(" discusses unrelated matters at some length, with enough\n")
+          .append("words to fill a few lines of a page; nothing in it is of any use here at all.\n")
+          .append("It goes on about layout, typesetting and the weather for a while longer too.\n")
+          .append("Then it ends, as passages do, with a full stop at the end of its last line.\n");
+      if (i == filler / 2 && answer != null) {
+        sb.append(answer).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static final String ANSWER = """
+      The translation systems train on the WMT 2015 English-German training corpus with 4.2
+      million sentence pairs; the translation corpus was tokenised and truecased before training,
+      and the training corpus keeps sentences of up to 80 words for both translation directions.""";
+
+  private static Map<String, String> papers() {
+    Map<String, String> papers = new LinkedHashMap<>();
+    papers.put("nmt", paper("Neural Machine Translation of Rare Words", ANSWER, 6));
+    papers.put("bio", paper("Protein Folding Kinetics", null, 6));
+    papers.put("tsp", paper("Heuristics for the Travelling Salesperson", null, 6));
+    return papers;
+  }
+
+  private static TreeRunner runner(InProcessSandbox sandbox, boolean bound) {
+    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), Prompts.Strategy.TOY);
+    return new TreeRunner(sandbox, new PassageExpert(new PassageExpert.Settings(4, bound, 17)), prompts,
+        RlmLimits.defaults().withBindQuestion(bound));
+  }
+
+  @Test
+  void readsTheBoundQuestionDelegatesAndReturnsTheAnsweringPassageVerbatim() throws Exception {
+    Map<String, String> papers = papers();
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      for (int g = 0; g < 6; g++) {
+        TreeRunner.TreeResult tree = runner(sandbox, true).run("t" + g, QUESTION, new RlmContext.Papers(papers),
+            TreeSeed.of("run", 1, "q", g));
+        assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
+        assertTrue(tree.nodes().size() >= 2, "the root delegated to children");
+        assertTrue(tree.nodes().stream().allMatch(n -> n.status() == NodeStatus.FINAL && n.turns().size() == 2));
+        assertTrue(tree.nodes().stream().flatMap(n -> n.turns().stream()).noneMatch(t -> t.replError()),
+            "the code runs without errors: " + tree.root().turns());
+        assertTrue(tree.nodes().stream().flatMap(n -> n.turns().stream()).noneMatch(t -> t.response().contains(QUESTION)),
+            "with the question bound the code never spells it out");
+        List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
+        assertTrue(spans.stream().anyMatch(s -> s.contains("WMT 2015 English-German")), spans.toString());
+        for (String s : spans) {
+          assertTrue(papers.values().stream().anyMatch(p -> p.contains(s)), "not verbatim: " + s);
+        }
+      }
+    }
+  }
+
+  @Test
+  void unboundItAssignsTheQuestionFirstAndItsSamplesDiffer() throws Exception {
+    Map<String, String> papers = papers();
+    Set<String> codes = new HashSet<>();
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      List<String> first = new ArrayList<>();
+      for (int g = 0; g < 6; g++) {
+        TreeRunner.TreeResult tree = runner(sandbox, false).run("u" + g, QUESTION, new RlmContext.Papers(papers),
+            TreeSeed.of("run", 1, "q", g));
+        assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
+        String code = tree.root().turns().get(0).response();
+        assertTrue(code.startsWith("```repl\nquestion = \"" + QUESTION + "\"\n"), code);
+        codes.add(code);
+        first.add(code);
+      }
+      assertTrue(codes.size() > 1, "samples of one query draw different choices");
+      TreeRunner.TreeResult again = runner(sandbox, false).run("v", QUESTION, new RlmContext.Papers(papers),
+          TreeSeed.of("run", 1, "q", 0));
+      assertEquals(first.get(0), again.root().turns().get(0).response(), "one seed writes one program");
+    }
+  }
+
+  @Test
+  void thereIsNoThirdTurn() {
+    PassageExpert expert = new PassageExpert(new PassageExpert.Settings(4, true, 17));
+    assertThrows(Policy.PolicyException.class,
+        () -> expert.generate(new PolicyCall(NodePath.ROOT, 2, List.of(), QUESTION, true)));
+  }
+}
