@@ -2,6 +2,8 @@ package arbor.jobs.bench;
 
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.when;
 
 import arbor.checkpoints.CheckpointStore;
 import arbor.conf.AdvantageSettings;
@@ -31,6 +33,7 @@ import java.io.PrintStream;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,22 +47,28 @@ import org.apache.spark.sql.Row;
  * with {@code --conf demo}: the tiny student, short turns, the demo dataset): SFT by the scripted
  * expert, then the same number of GRPO steps from that one step-0 checkpoint twice, with the
  * published tree objective and with the unnormalised one ({@code token_mean} sample weights and
- * loss); the held-out judge score of the three policies on the same queries, and a paired
- * bootstrap interval for each difference of per-query means.
+ * loss); the held-out judge score of the three policies on the same queries and, for each
+ * difference of per-query means, a {@link PairedComparison}: queries of one paper group are not
+ * independent, so the interval resamples paper groups and the sign-flip test flips them.
  */
 final class LearningBench implements Benchmark {
   private static final String WHO = "bench learning";
   private static final int PHASES = 9;
   private static final String REWARD_MEAN = "judge.reward_mean";
-  private static final PairedBootstrap BOOTSTRAP = new PairedBootstrap(10_000, 20261201L);
+  private static final PairedComparison STATS = PairedComparison.standard(20261201L);
 
   @Override
   public String summary() {
-    return "sft vs grpo vs unnormalised grpo: held-out judge score, paired bootstrap (--conf demo)";
+    return "sft vs grpo vs unnormalised grpo: held-out judge score, group bootstrap and sign-flip test (--conf demo)";
   }
 
-  /** One evaluated policy: its run, checkpoint step, and mean judge score per held-out query. */
-  private record Scored(String label, String run, long step, Map<String, Double> perQuery, long trees) {
+  /**
+   * One evaluated policy: its run, checkpoint step, mean judge score per held-out query, and its
+   * infrastructure failures: trees left unjudged, and queries with no judged tree at all (not
+   * scored, so not paired: a failure is not a score of 0).
+   */
+  private record Scored(String label, String run, long step, Map<String, Double> perQuery, long trees,
+      long unjudgedTrees, int unscoredQueries) {
     double mean() {
       return perQuery.values().stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
     }
@@ -143,11 +152,21 @@ final class LearningBench implements Benchmark {
       out.printf(Locale.ROOT, "%-15s | %-26s | %4d | %7d | %5d | %.4f%n", s.label(), s.run(), s.step(),
           s.perQuery().size(), s.trees(), s.mean());
     }
-    PairedBootstrap.Interval rlSft = paired(rlScore, sftScore);
-    PairedBootstrap.Interval unSft = paired(unScore, sftScore);
-    PairedBootstrap.Interval rlUn = paired(rlScore, unScore);
-    out.printf("paired bootstrap over queries (%d resamples, fixed seed):%n", BOOTSTRAP.resamples());
-    out.println("difference                 | pairs | mean    | 95% interval");
+    for (Scored s : List.of(sftScore, rlScore, unScore)) {
+      if (s.unjudgedTrees() > 0) {
+        out.printf(Locale.ROOT, "infrastructure failures, %s: %d unjudged trees, %d queries with no judged tree"
+            + " (left out of its pairs)%n", s.label(), s.unjudgedTrees(), s.unscoredQueries());
+      }
+    }
+    Map<String, String> groups = groupIds(job.warehouse());
+    PairedComparison.Result rlSft = paired(rlScore, sftScore, groups);
+    PairedComparison.Result unSft = paired(unScore, sftScore, groups);
+    PairedComparison.Result rlUn = paired(rlScore, unScore, groups);
+    out.printf(Locale.ROOT, "paired by query, clustered by paper group: 95%% interval of the mean difference from %d"
+        + " resamples of the groups; two-sided sign-flip test of the groups' summed differences (exact up to %d"
+        + " groups with a difference, else %d sampled patterns); fixed seed%n",
+        STATS.resamples(), PairedComparison.EXACT_MAX_GROUPS, STATS.signDraws());
+    out.println("difference        | pairs | groups | wins/ties/losses | mean    | 95% group interval | p (sign-flip)");
     printDiff(out, "rl - sft", rlSft);
     printDiff(out, "token_mean - sft", unSft);
     printDiff(out, "rl - token_mean", rlUn);
@@ -158,13 +177,17 @@ final class LearningBench implements Benchmark {
     figures.put("queries_per_step", perStep);
     figures.put("samples", samples);
     figures.put("split", split);
-    figures.put("held_out_queries", rlSft.n());
+    figures.put("held_out_queries", rlSft.queries());
+    figures.put("held_out_groups", rlSft.groups());
     figures.put("reward_sft", round(sftScore.mean()));
     figures.put("reward_rl", round(rlScore.mean()));
     figures.put("reward_rl_unnormalised", round(unScore.mean()));
     figures.put("ci95_rl_minus_sft", java.util.Arrays.asList(round(rlSft.low()), round(rlSft.high())));
     figures.put("ci95_unnormalised_minus_sft", java.util.Arrays.asList(round(unSft.low()), round(unSft.high())));
     figures.put("ci95_rl_minus_unnormalised", java.util.Arrays.asList(round(rlUn.low()), round(rlUn.high())));
+    figures.put("p_sign_rl_vs_sft", round(rlSft.p()));
+    figures.put("p_sign_unnormalised_vs_sft", round(unSft.p()));
+    figures.put("p_sign_rl_vs_unnormalised", round(rlUn.p()));
     figures.put("curve_rl", values(rlCurve, steps));
     figures.put("curve_rl_unnormalised", values(unCurve, steps));
     figures.put("seconds", Math.round((System.nanoTime() - start) / 1e9));
@@ -200,27 +223,51 @@ final class LearningBench implements Benchmark {
     Warehouse w = job.warehouse();
     Evaluate.Written written = evaluate.evaluate(w, run, step, step, split);
     Map<String, Double> perQuery = new TreeMap<>();
+    long unjudged = 0;
+    int unscored = 0;
     for (Row row : w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
             .and(col(Eval.POLICY).equalTo(PolicyKind.DJL.key())).and(col(Eval.SPLIT).equalTo(split)))
-        .groupBy(Cols.QUERY_ID).agg(avg(Eval.REWARD)).collectAsList()) {
+        .groupBy(Cols.QUERY_ID)
+        .agg(avg(Eval.REWARD), count(when(col(Eval.REWARD).isNull(), 1)))
+        .collectAsList()) {
+      unjudged += row.getLong(2);
       // A query whose every tree went unjudged (an infrastructure failure) has no score to pair.
-      if (!row.isNullAt(1)) perQuery.put(row.getString(0), row.getDouble(1));
+      if (row.isNullAt(1)) unscored++;
+      else perQuery.put(row.getString(0), row.getDouble(1));
     }
-    job.out().printf(Locale.ROOT, "%s: %s (run %s step %d): %d trees, %d queries scored, mean %.4f%n", WHO, label,
-        run, step, written.trees(), perQuery.size(), perQuery.values().stream().mapToDouble(d -> d).average().orElse(0));
-    return new Scored(label, run, step, perQuery, written.trees());
+    job.out().printf(Locale.ROOT, "%s: %s (run %s step %d): %d trees (%d unjudged), %d queries scored (%d not),"
+        + " mean %.4f%n", WHO, label, run, step, written.trees(), unjudged, perQuery.size(), unscored,
+        perQuery.values().stream().mapToDouble(d -> d).average().orElse(0));
+    return new Scored(label, run, step, perQuery, written.trees(), unjudged, unscored);
   }
 
-  /** Paired on the queries both policies have a score for. */
-  private static PairedBootstrap.Interval paired(Scored a, Scored b) {
+  /**
+   * Every query's paper group, from the {@code queries} table: the unit the comparison resamples
+   * and flips. Retired queries are read too; a query id names one query, retired or not.
+   */
+  private static Map<String, String> groupIds(Warehouse w) {
+    Map<String, String> groups = new HashMap<>();
+    for (Row row : w.read(Table.QUERIES).select(Queries.QUERY_ID, Queries.GROUP_ID).collectAsList()) {
+      if (!row.isNullAt(1)) groups.put(row.getString(0), row.getString(1));
+    }
+    return groups;
+  }
+
+  /**
+   * A against B on the queries both have a score for (in query id order, so the seeded draws
+   * repeat), each under its paper group; a query with no group on record stands alone, as its own
+   * group, which can only make the clustering weaker, never invent one.
+   */
+  private static PairedComparison.Result paired(Scored a, Scored b, Map<String, String> groups) {
     List<String> common = new ArrayList<>(a.perQuery().keySet());
     common.retainAll(b.perQuery().keySet());
     if (common.isEmpty()) {
       throw new IllegalStateException(WHO + ": " + a.label() + " and " + b.label() + " share no scored query");
     }
+    String[] group = common.stream().map(q -> groups.getOrDefault(q, "query:" + q)).toArray(String[]::new);
     double[] x = common.stream().mapToDouble(q -> a.perQuery().get(q)).toArray();
     double[] y = common.stream().mapToDouble(q -> b.perQuery().get(q)).toArray();
-    return BOOTSTRAP.difference(x, y);
+    return STATS.compare(group, x, y);
   }
 
   /** The run's training reward per step, from the metrics table. */
@@ -246,8 +293,10 @@ final class LearningBench implements Benchmark {
     }
   }
 
-  private static void printDiff(PrintStream out, String name, PairedBootstrap.Interval i) {
-    out.printf(Locale.ROOT, "%-26s | %5d | %+.4f | [%+.4f, %+.4f]%n", name, i.n(), i.mean(), i.low(), i.high());
+  private static void printDiff(PrintStream out, String name, PairedComparison.Result r) {
+    out.printf(Locale.ROOT, "%-17s | %5d | %6d | %16s | %+.4f | [%+.4f, %+.4f]   | %.4f (%s, %d patterns)%n", name,
+        r.queries(), r.groups(), r.wins() + "/" + r.ties() + "/" + r.losses(), r.meanDifference(), r.low(), r.high(),
+        r.p(), r.exact() ? "exact" : "sampled", r.patterns());
   }
 
   private static void elapsed(PrintStream out, long start, String phase) {
