@@ -79,16 +79,17 @@ public final class PassageExpert implements Policy {
         """.formatted(c.papers());
   }
 
+  /** Its first line differs from the root's, so a student commits to one program at its first token. */
   private static String reader(Choices c) {
     return """
-        import math
-        words = {w.strip("?,.()") for w in question.lower().split() if len(w) > 4}
         passages, cur = [], ""
         for line in context.split("\\n"):
             cur += line + "\\n"
             if len(cur) > %d and line.rstrip().endswith("."):
                 passages.append(cur.strip())
                 cur = ""
+        import math
+        words = {w.strip("?,.()") for w in question.lower().split() if len(w) > 4}
         low = [p.lower() for p in passages]
         idf = {w: math.log(1 + len(low) / (1 + sum(w in t for t in low))) for w in words}
         score = [sum(idf[w] * t.count(w) / (t.count(w) + 1.2) for w in words) for t in low]
