@@ -14,7 +14,7 @@ import arbor.jobs.bench.rlm.Bm25Paragraphs;
 import arbor.jobs.bench.rlm.FinalSpans;
 import arbor.jobs.bench.rlm.ParagraphEvidence;
 import arbor.jobs.bench.rlm.QasperQuestion;
-import arbor.rlm.policy.ExpertPolicy;
+import arbor.rlm.runtime.RlmRuntime;
 import arbor.rlm.sandbox.InProcessSandbox;
 import arbor.synthesis.Embedder;
 import arbor.synthesis.Evidence;
@@ -55,7 +55,7 @@ final class DatasetBench implements Benchmark {
 
   private record Scored(Query query, GroupContext group) {}
 
-  private record Figures(int queries, double bm25F1, double shortcutShare, double expertSpanF1, int expertQueries,
+  private record Figures(int queries, double bm25F1, double shortcutShare, double expertSpanF1, double bm25SpanF1, int expertQueries,
       long located, long checked) {}
 
   @Override
@@ -93,7 +93,7 @@ final class DatasetBench implements Benchmark {
     }
     Map<String, Figures> results = new LinkedHashMap<>();
     try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits())) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), c.rlm().loadPrompts(),
+      TreeRunner runner = new TreeRunner(sandbox, RlmRuntime.scripted(c), c.rlm().loadPrompts(),
           c.rlm().limits(c.repl()));
       for (var g : generators.entrySet()) {
         results.put(g.getKey(), measure(g.getValue(), groups, c.synthesis().queriesPerGroup(), k, expertSample, examples, runner, out));
@@ -103,10 +103,11 @@ final class DatasetBench implements Benchmark {
     }
     double ownPaper = ownPaperBm25(qasper, papers, k);
 
-    out.printf("bench dataset: %-8s %8s %12s %16s %16s %10s%n", "", "queries", "BM25 top-" + k, "one-word search", "expert span F1",
-        "located");
-    results.forEach((name, f) -> out.printf("bench dataset: %-8s %8d %12.3f %16.3f %11.3f (%2d) %9.1f%%%n", name, f.queries(), f.bm25F1(),
-        f.shortcutShare(), f.expertSpanF1(), f.expertQueries(), f.checked() == 0 ? 0 : 100.0 * f.located() / f.checked()));
+    out.printf("bench dataset: %-8s %8s %12s %16s %16s %14s %10s%n", "", "queries", "BM25 top-" + k, "one-word search", "expert span F1",
+        "BM25 span F1", "located");
+    results.forEach((name, f) -> out.printf("bench dataset: %-8s %8d %12.3f %16.3f %11.3f (%2d) %14.3f %9.1f%%%n", name, f.queries(),
+        f.bm25F1(), f.shortcutShare(), f.expertSpanF1(), f.expertQueries(), f.bm25SpanF1(),
+        f.checked() == 0 ? 0 : 100.0 * f.located() / f.checked()));
     out.printf("bench dataset: QASPER questions as QASPER asks them (one paper, unscoped): BM25 top-%d F1 %.3f%n", k, ownPaper);
 
     Figures offline = results.get(OfflineGenerator.NAME);
@@ -124,6 +125,8 @@ final class DatasetBench implements Benchmark {
     figures.put("literal_shortcut_share_human", round(human.shortcutShare()));
     figures.put("expert_span_f1_offline", round(offline.expertSpanF1()));
     figures.put("expert_span_f1_human", round(human.expertSpanF1()));
+    figures.put("bm25_span_f1_offline", round(offline.bm25SpanF1()));
+    figures.put("bm25_span_f1_human", round(human.bm25SpanF1()));
     figures.put("located_share_offline", offline.checked() == 0 ? null : round((double) offline.located() / offline.checked()));
     figures.put("located_share_human", human.checked() == 0 ? null : round((double) human.located() / human.checked()));
     Figures llm = results.get(LlmGenerator.NAME);
@@ -133,6 +136,7 @@ final class DatasetBench implements Benchmark {
       figures.put("bm25_ratio_llm_to_human", human.bm25F1() == 0 ? null : round(llm.bm25F1() / human.bm25F1()));
       figures.put("literal_shortcut_share_llm", round(llm.shortcutShare()));
       figures.put("expert_span_f1_llm", round(llm.expertSpanF1()));
+      figures.put("bm25_span_f1_llm", round(llm.bm25SpanF1()));
       figures.put("located_share_llm", llm.checked() == 0 ? null : round((double) llm.located() / llm.checked()));
     }
     return figures;
@@ -232,12 +236,17 @@ final class DatasetBench implements Benchmark {
     int step = Math.max(1, queries.size() / Math.max(1, expertSample));
     for (int i = 0; i < queries.size() && sample.size() < expertSample; i += step) sample.add(queries.get(i));
     double expert = 0;
+    double bm25Spans = 0;
     long t0 = System.nanoTime();
-    for (Scored s : sample) expert += expertSpanF1(s, runner);
+    for (Scored s : sample) {
+      expert += expertSpanF1(s, runner);
+      bm25Spans += bm25SpanF1(s, k);
+    }
     out.printf("bench dataset: %s: %d queries; the expert ran %d trees in %.0f s%n", generator.name(), queries.size(), sample.size(),
         (System.nanoTime() - t0) / 1e9);
     return new Figures(queries.size(), queries.isEmpty() ? 0 : bm25 / queries.size(), queries.isEmpty() ? 0 : (double) shortcuts / queries.size(),
-        sample.isEmpty() ? 0 : expert / sample.size(), sample.size(), located, checked);
+        sample.isEmpty() ? 0 : expert / sample.size(), sample.isEmpty() ? 0 : bm25Spans / sample.size(), sample.size(),
+        located, checked);
   }
 
   /** BM25 over every clean paragraph of the group; paragraph-set F1 of its top k against the evidence paragraphs. */
@@ -289,14 +298,8 @@ final class DatasetBench implements Benchmark {
    * against the evidence located in the same texts, micro-averaged over the papers.
    */
   private static double expertSpanF1(Scored s, TreeRunner runner) {
-    Map<String, String> texts = new LinkedHashMap<>();
-    s.group().members().forEach(m -> texts.put(m.paperId(), m.noisyText()));
+    Map<String, String> texts = noisyTexts(s);
     TreeRunner.TreeResult tree = runner.run(s.query().queryId(), s.query().question(), new RlmContext.Papers(texts));
-    Map<String, List<int[]>> gold = new LinkedHashMap<>();
-    for (Evidence e : s.query().evidence()) {
-      NormalizedText.of(texts.get(e.paperId())).locate(e.text())
-          .ifPresent(span -> gold.computeIfAbsent(e.paperId(), id -> new ArrayList<>()).add(new int[] {span.start(), span.end()}));
-    }
     Map<String, List<int[]>> predicted = new LinkedHashMap<>();
     for (String span : FinalSpans.of(tree.root().finalAnswerJson())) {
       if (span.isBlank()) continue;
@@ -307,6 +310,46 @@ final class DatasetBench implements Benchmark {
           break;
         }
       }
+    }
+    return spanF1(s, texts, predicted);
+  }
+
+  /**
+   * BM25's top k clean paragraphs of the group, located in the noisy texts as the evidence is:
+   * the floor the expert is measured against, in the expert's measure.
+   */
+  private static double bm25SpanF1(Scored s, int k) {
+    Map<String, String> texts = noisyTexts(s);
+    List<String> owners = new ArrayList<>();
+    List<String> paragraphs = new ArrayList<>();
+    for (GroupContext.Member m : s.group().members()) {
+      for (String p : m.cleanParagraphs()) {
+        owners.add(m.paperId());
+        paragraphs.add(p);
+      }
+    }
+    Map<String, List<int[]>> predicted = new LinkedHashMap<>();
+    try (Bm25Paragraphs bm = new Bm25Paragraphs(paragraphs)) {
+      for (int i : bm.top(s.query().question(), k)) {
+        NormalizedText.of(texts.get(owners.get(i))).locate(paragraphs.get(i)).ifPresent(span ->
+            predicted.computeIfAbsent(owners.get(i), id -> new ArrayList<>()).add(new int[] {span.start(), span.end()}));
+      }
+    }
+    return spanF1(s, texts, predicted);
+  }
+
+  private static Map<String, String> noisyTexts(Scored s) {
+    Map<String, String> texts = new LinkedHashMap<>();
+    s.group().members().forEach(m -> texts.put(m.paperId(), m.noisyText()));
+    return texts;
+  }
+
+  /** Character-interval F1 of {@code predicted} against the query's evidence located in the texts, micro-averaged. */
+  private static double spanF1(Scored s, Map<String, String> texts, Map<String, List<int[]>> predicted) {
+    Map<String, List<int[]>> gold = new LinkedHashMap<>();
+    for (Evidence e : s.query().evidence()) {
+      NormalizedText.of(texts.get(e.paperId())).locate(e.text())
+          .ifPresent(span -> gold.computeIfAbsent(e.paperId(), id -> new ArrayList<>()).add(new int[] {span.start(), span.end()}));
     }
     long overlap = 0;
     long predictedChars = 0;

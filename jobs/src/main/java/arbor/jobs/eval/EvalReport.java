@@ -33,6 +33,8 @@ import org.knowm.xchart.XYSeries;
  *       {@code eval}, and the training reward of each run from {@code metrics};
  *   <li>{@code kl.png}: the learner's KL to the reference over steps, per run;
  *   <li>{@code tree_shape.png}: children per root, nodes per tree and depth over steps;
+ *   <li>{@code sft_loss.png}: the cold start's training and held-out loss per epoch, where a run
+ *       has them;
  *   <li>the markdown page: those plots and a per-tier table at each policy's last step.
  * </ul>
  *
@@ -87,6 +89,10 @@ public final class EvalReport {
     plots.add(plot(dir.resolve("reward.png"), "Judge reward over steps", "mean reward", rewards));
     plots.add(plot(dir.resolve("kl.png"), "KL to the reference policy", "KL", kl));
     plots.add(plot(dir.resolve("tree_shape.png"), "Tree shape over steps", "mean", shape));
+    Map<String, TreeMap<Long, Double>> sft = sftLoss(metrics);
+    if (!sft.isEmpty()) {
+      plots.add(plot(dir.resolve("sft_loss.png"), "Cold-start SFT loss per epoch", "epoch", "token-mean loss", sft));
+    }
 
     StringBuilder md = new StringBuilder();
     md.append("# ").append(title).append("\n\n");
@@ -95,11 +101,27 @@ public final class EvalReport {
     md.append("## KL\n\n").append(kl.isEmpty() ? "No `" + names.kl() + "` metrics yet.\n\n" : "")
         .append("![kl](kl.png)\n\n");
     md.append("## Tree shape\n\n![tree shape](tree_shape.png)\n\n");
+    if (!sft.isEmpty()) {
+      md.append("## Cold-start SFT\n\nThe x axis is the epoch, not the step.\n\n![sft loss](sft_loss.png)\n\n");
+    }
     md.append("## Per tier, at each policy's last step\n\n");
     md.append(tierTable(eval));
     Path markdown = dir.resolve("report.md");
     Files.writeString(markdown, md);
     return new Written(markdown, plots);
+  }
+
+  /** {@code sft.loss.epoch_N} and {@code sft.held_out_loss.epoch_N} of each run, by epoch N. */
+  private static Map<String, TreeMap<Long, Double>> sftLoss(Dataset<Row> metrics) {
+    Map<String, TreeMap<Long, Double>> out = new TreeMap<>();
+    for (Row r : metrics.where(col(Metrics.NAME).rlike("^sft\\.(loss|held_out_loss)\\.epoch_[0-9]+$"))
+        .select(Cols.RUN_ID, Metrics.NAME, Metrics.VALUE).collectAsList()) {
+      String name = r.getString(1);
+      String series = r.getString(0) + (name.startsWith("sft.held_out") ? " (held out)" : " (training)");
+      out.computeIfAbsent(series, k -> new TreeMap<>())
+          .put(Long.parseLong(name.substring(name.lastIndexOf('_') + 1)), r.getDouble(2));
+    }
+    return out;
   }
 
   /** Mean y per (series, step), as one sorted line per series. */
@@ -142,8 +164,13 @@ public final class EvalReport {
 
   private static Path plot(Path file, String title, String yTitle,
       Map<String, TreeMap<Long, Double>> lines) throws IOException {
+    return plot(file, title, "step", yTitle, lines);
+  }
+
+  private static Path plot(Path file, String title, String xTitle, String yTitle,
+      Map<String, TreeMap<Long, Double>> lines) throws IOException {
     XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-        .xAxisTitle("step").yAxisTitle(yTitle).build();
+        .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
     chart.getStyler().setLegendVisible(true);
     chart.getStyler().setYAxisDecimalPattern("0.###");
     chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
