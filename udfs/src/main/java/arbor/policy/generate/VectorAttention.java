@@ -21,7 +21,7 @@ import jdk.incubator.vector.VectorSpecies;
  * lane by lane over aligned positions, a weighted value over positions), and the exponential is
  * {@link Exp}, the same bits on every code path. The vectorised path needs the block size and
  * the head dimension to be multiples of the vector length; other shapes (the tests' tiny models)
- * take the scalar path, always the same one for a given engine.
+ * take the scalar path, whose sums run in the same order, so both give the same bits.
  *
  * <p>The two four-query kernels spell out their eight accumulators, as the matmul kernel
  * ({@code PackedMatrix}) does: vectors passed to a shared helper escape and
@@ -396,10 +396,16 @@ final class VectorAttention implements HostDecoder.Attention {
     for (int j = 0; j < visible; j++) {
       max = Math.max(max, scores[j]);
     }
-    float sum = 0f;
+    // The softmax sum in the vector path's order (lane by lane, then the lanes in order), so
+    // that engines whose block sizes take different paths still record the same bits.
+    float[] lanes = new float[L];
     for (int j = 0; j < visible; j++) {
       scores[j] = Exp.of(scores[j] - max);
-      sum += scores[j];
+      lanes[j % L] += scores[j];
+    }
+    float sum = 0f;
+    for (float lane : lanes) {
+      sum += lane;
     }
     for (int c = 0; c < d; c++) {
       float acc = 0f;
