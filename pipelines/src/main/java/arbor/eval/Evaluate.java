@@ -65,6 +65,11 @@ public final class Evaluate {
     return runId + "-eval-" + config.rollouts().policy().key() + "-" + split;
   }
 
+  /** The seed key of every evaluation on {@code split}: independent of the run, step and policy. */
+  public static String seedKey(String split) {
+    return "eval:" + split;
+  }
+
   /**
    * Evaluates {@code rollouts.policy} at {@code policyVersion} on the active queries of
    * {@code split} and replaces the {@code eval} rows of (runId, step, policy, split).
@@ -80,9 +85,12 @@ public final class Evaluate {
     String evalRun = evalRunId(runId, split);
     Dataset<Row> groups = warehouse.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
-    // The eval run's trees roll out the training run's checkpoints.
-    new Rollouts(config, checkpoints, RunTrees.TaskProbe.NONE)
-        .runStep(warehouse, queries, groups, papers, evalRun, step, runId, policyVersion);
+    // The eval run's trees roll out the training run's checkpoints, with seeds of the split's
+    // own: every policy and checkpoint meets the same draws for a query and sample (common random
+    // numbers), so that differences between them are not differences of luck.
+    Rollouts rollouts = new Rollouts(config, checkpoints, RunTrees.TaskProbe.NONE);
+    rollouts.write(warehouse, evalRun, step, Rollouts.seededAs(
+        rollouts.tasks(queries, groups, papers, evalRun, step, runId, policyVersion), seedKey(split), 0));
     Dataset<Row> nodes = stepRows(warehouse, Table.ROLLOUT_NODES, evalRun, step).cache();
     Dataset<Row> references = References.of(queries, groups, papers);
     warehouse.replaceStep(Table.REWARDS, evalRun, step,

@@ -91,7 +91,16 @@ public final class Rollouts {
     Dataset<Row> samples = spark.range(config.rollouts().samples()).select(col("id").cast("int").as(SAMPLE));
     return withPapers.crossJoin(samples).select(lit(runId).as(RUN_ID), lit(step).as(STEP), col(QUERY_ID), col(SAMPLE),
         col(TreeRows.QUESTION), col(TreeRows.PAPER_IDS), col(TreeRows.PAPER_TEXTS), lit(policyVersion).as(POLICY_VERSION),
-        lit(policyRun).as(TreeRows.POLICY_RUN));
+        lit(policyRun).as(TreeRows.POLICY_RUN), lit(runId).as(TreeRows.SEED_RUN), lit(step).as(TreeRows.SEED_STEP));
+  }
+
+  /**
+   * {@code tasks} drawing the seeds of ({@code seedRun}, {@code seedStep}) instead of their own
+   * run and step: runs that share a key draw the same seed for the same query and sample
+   * (common random numbers), whichever policy rolls them out.
+   */
+  public static Dataset<Row> seededAs(Dataset<Row> tasks, String seedRun, long seedStep) {
+    return tasks.withColumn(TreeRows.SEED_RUN, lit(seedRun)).withColumn(TreeRows.SEED_STEP, lit(seedStep));
   }
 
   /** The step's trees ({@link TreeRows#TREE}), lazily: they run when the result is written. */
@@ -128,8 +137,12 @@ public final class Rollouts {
   /** As above, rolling out version {@code policyVersion} of run {@code policyRun}. */
   public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
       Dataset<Row> papers, String runId, long step, String policyRun, long policyVersion) {
-    Dataset<Row> trees = transform(queries, groups, papers, runId, step, policyRun, policyVersion);
-    return new RolloutWriter(warehouse, config.rollouts()).write(runId, step, trees);
+    return write(warehouse, runId, step, tasks(queries, groups, papers, runId, step, policyRun, policyVersion));
+  }
+
+  /** Runs the tasks of one run and step and writes their trees to {@code warehouse}. */
+  public RolloutWriter.Written write(Warehouse warehouse, String runId, long step, Dataset<Row> tasks) {
+    return new RolloutWriter(warehouse, config.rollouts()).write(runId, step, run(tasks));
   }
 
   /** The {@code rollout_nodes} rows of tree rows, in the table's schema. */

@@ -14,15 +14,16 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.expressions.Window;
 
 /**
- * A step's queries: {@code perStep} of the active {@code train} split, from (run, step) alone.
- * The split is ordered by a hash of (run id, query id) and cut in consecutive windows, step
+ * A step's queries: {@code perStep} of the active {@code train} split, from (key, step) alone,
+ * the key being the run id or {@code train.seed}. The split is ordered by a hash of (key, query
+ * id) and cut in consecutive windows, step
  * after step, wrapping at its end, so every query comes round once per pass and a rerun of a
  * step takes the same queries.
  */
 public final class StepQueries {
   private StepQueries() {}
 
-  public static Dataset<Row> of(Dataset<Row> queries, String runId, long step, int perStep) {
+  public static Dataset<Row> of(Dataset<Row> queries, String key, long step, int perStep) {
     Dataset<Row> split = Queries.active(queries).where(col(Queries.SPLIT).equalTo(lit(SplitPlan.TRAIN)));
     long n = split.count();
     if (n == 0) {
@@ -31,7 +32,7 @@ public final class StepQueries {
     }
     if (perStep >= n) return split;
     // One window over the whole split: its size is the split's, a few thousand rows at most.
-    var order = Window.orderBy(xxhash64(lit(runId), col(Cols.QUERY_ID)), col(Cols.QUERY_ID));
+    var order = Window.orderBy(xxhash64(lit(key), col(Cols.QUERY_ID)), col(Cols.QUERY_ID));
     long start = Math.floorMod(step * perStep, n);
     Dataset<Row> ranked = split.withColumn("_rank", row_number().over(order).minus(1));
     return ranked.where(pmod(col("_rank").minus(lit(start)), lit(n)).lt(perStep)).drop("_rank");

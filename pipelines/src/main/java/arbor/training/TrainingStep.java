@@ -83,14 +83,16 @@ public final class TrainingStep {
   public Report run(long step) {
     long version = step;
     Map<String, Double> seconds = new LinkedHashMap<>();
-    Dataset<Row> queries = StepQueries.of(warehouse.read(Table.QUERIES), runId, step, config.train().queriesPerStep()).cache();
+    String seedKey = config.train().seedKey(runId);
+    Dataset<Row> queries = StepQueries.of(warehouse.read(Table.QUERIES), seedKey, step, config.train().queriesPerStep()).cache();
     Dataset<Row> groups = warehouse.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
     Dataset<Row> references = References.of(queries, groups, papers).cache();
     try {
       timed(seconds, "rollouts", () -> {
         try (var p = new StageProgress(queries.sparkSession(), "step " + (step + 1) + " rollouts", config.train().progressSeconds(), console)) {
-          rollouts.runStep(warehouse, queries, groups, papers, runId, step, version);
+          rollouts.write(warehouse, runId, step, Rollouts.seededAs(
+              rollouts.tasks(queries, groups, papers, runId, step, runId, version), seedKey, step));
         }
       });
       Dataset<Row> nodes = stepRows(Table.ROLLOUT_NODES, step).cache();

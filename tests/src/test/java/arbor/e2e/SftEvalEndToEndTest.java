@@ -160,6 +160,33 @@ class SftEvalEndToEndTest {
     assertTrue(Files.readString(report.resolve("report.md")).contains("| scripted | validation |"));
   }
 
+  /**
+   * Common random numbers: two runs' evaluations on one split draw the same seed for each query,
+   * sample, node and turn (before, a tree's seed came from its eval run id, so two runs, or two
+   * policies, met different draws), and the passage teacher, whose choices are drawn from them,
+   * writes the same code in both.
+   */
+  @Test
+  void evaluationsOfTwoRunsDrawTheSameSeedsPerQueryAndSample() throws Exception {
+    for (String run : List.of("crn-a", "crn-b")) {
+      TestEnv.Run eval = TestEnv.run(args("eval", "--run", run, "--policy", "scripted", "--set",
+          "policy.scripted.program=passages", "--set", "rollouts.samples=3", "--report", root.resolve(run).toString()));
+      assertEquals(0, eval.code(), eval.out() + eval.err());
+    }
+    Warehouse w = new Warehouse(TestEnv.spark(), warehouse);
+    Map<String, List<String>> byRun = new HashMap<>();
+    for (String run : List.of("crn-a", "crn-b")) {
+      List<String> turns = new ArrayList<>();
+      for (Row t : w.read(Table.ROLLOUT_TURNS).where(col(Cols.RUN_ID).equalTo(run + "-eval-scripted-validation"))
+          .orderBy(Cols.NODE_ID, Cols.TURN).select(Cols.NODE_ID, Cols.TURN, "seed", "code").collectAsList()) {
+        turns.add(t.mkString(" | "));
+      }
+      byRun.put(run, turns);
+    }
+    assertTrue(byRun.get("crn-a").size() >= 6, "three trees of two turns at least: " + byRun.get("crn-a"));
+    assertEquals(byRun.get("crn-a"), byRun.get("crn-b"));
+  }
+
   static final String CORPUS_QUESTION = "Which training corpus do the systems train on?";
   static final String TREEBANK_QUESTION = "Which treebank is the parser trained on?";
 

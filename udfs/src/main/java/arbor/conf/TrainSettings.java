@@ -11,8 +11,11 @@ import java.io.Serializable;
  * @param evalEvery evaluate every this many steps (0: never); the evaluation itself is wired
  *     by the {@code eval} stage
  * @param progressSeconds how often the console reports the rollout stage's finished tasks
+ * @param seed what orders the train split and seeds the step's trees; empty: the run id. Runs
+ *     given one seed take the same queries at each step and draw the same tree seeds, so that
+ *     two objectives can be compared on common random numbers
  */
-public record TrainSettings(int steps, int queriesPerStep, int evalEvery, int progressSeconds)
+public record TrainSettings(int steps, int queriesPerStep, int evalEvery, int progressSeconds, String seed)
     implements Serializable {
 
   public TrainSettings {
@@ -24,5 +27,11 @@ public record TrainSettings(int steps, int queriesPerStep, int evalEvery, int pr
     if (progressSeconds < 1) {
       throw new IllegalArgumentException("train.progress_seconds must be >= 1, got " + progressSeconds);
     }
+    if (seed == null) throw new IllegalArgumentException("train.seed must be a string (empty: the run id)");
+  }
+
+  /** The key of run {@code runId}'s query order and tree seeds. */
+  public String seedKey(String runId) {
+    return seed.isEmpty() ? runId : seed;
   }
 }

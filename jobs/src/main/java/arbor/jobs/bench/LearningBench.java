@@ -3,6 +3,7 @@ package arbor.jobs.bench;
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
 import arbor.checkpoints.CheckpointStore;
@@ -19,8 +20,11 @@ import arbor.jobs.UsageError;
 import arbor.jobs.demo.DemoJob;
 import arbor.jobs.sft.SftJob;
 import arbor.jobs.train.TrainJob;
+import arbor.judge.JudgeSpec;
+import arbor.notebook.Charts;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.holder.RunCheckpoints;
+import arbor.policy.model.ModelConfig;
 import arbor.rlm.policy.PolicyKind;
 import arbor.synthesis.Queries;
 import arbor.synthesis.SplitPlan;
@@ -30,6 +34,8 @@ import arbor.tables.Metrics;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -40,16 +46,19 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * Does GRPO improve on SFT, and does the 1/k normalisation matter? On a toy configuration (run
- * with {@code --conf demo}: the tiny student, short turns, the demo dataset): SFT by the scripted
+ * Does GRPO improve on SFT, and does the 1/k normalisation matter? Run with {@code --conf
+ * learning} (the from-scratch student, the passage teacher, the toy prompts): SFT by the scripted
  * expert, then the same number of GRPO steps from that one step-0 checkpoint twice, with the
  * published tree objective and with the unnormalised one ({@code token_mean} sample weights and
- * loss); the held-out judge score of the three policies on the same queries and, for each
- * difference of per-query means, a {@link PairedComparison}: queries of one paper group are not
- * independent, so the interval resamples paper groups and the sign-flip test flips them.
+ * loss), both on the same queries and tree seeds ({@code train.seed}). On one held-out split, with
+ * the same seeds per query and sample for every policy: BM25's top paragraphs (the floor), the
+ * expert, the SFT student and the curve of both RL students; for each difference of per-query
+ * means a {@link PairedComparison}: queries of one paper group are not independent, so the
+ * interval resamples paper groups and the sign-flip test flips them.
  */
 final class LearningBench implements Benchmark {
   private static final String WHO = "bench learning";
@@ -59,7 +68,7 @@ final class LearningBench implements Benchmark {
 
   @Override
   public String summary() {
-    return "sft vs grpo vs unnormalised grpo: held-out judge score, group bootstrap and sign-flip test (--conf demo)";
+    return "bm25, expert, sft, grpo and unnormalised grpo: held-out judge score, group bootstrap, sign-flip test (--conf learning)";
   }
 
   /**
@@ -76,32 +85,47 @@ final class LearningBench implements Benchmark {
 
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
-    Args args = Args.parse(WHO, ctx.args(), Set.of(), Set.of("steps", "queries-per-step", "samples", "split", "tag"));
+    Args args = Args.parse(WHO, ctx.args(), Set.of(), Set.of("steps", "queries-per-step", "samples", "eval-samples",
+        "eval-every", "split", "tag", "k"));
     if (!args.positionals().isEmpty()) throw new UsageError(WHO + ": unexpected argument(s) " + args.positionals());
     int steps = positive(args, "steps", 3);
     int perStep = positive(args, "queries-per-step", 4);
     int samples = positive(args, "samples", 4);
+    int evalSamples = positive(args, "eval-samples", samples);
+    int evalEvery = positive(args, "eval-every", steps);
+    int k = positive(args, "k", 3);
     String tag = args.value("tag").orElse(LocalDateTime.now().format(DateTimeFormatter.ofPattern("MMdd-HHmmss")));
     ArborConfig c = ctx.config();
     if (c.policy().djl().modelDir() == null || c.policy().djl().modelDir().isBlank()) {
-      throw new UsageError(WHO + ": policy.djl.model_dir is not set; run it as bin/arbor bench learning --conf demo"
-          + " (the tiny student), or set it to a Hugging Face folder");
+      throw new UsageError(WHO + ": policy.djl.model_dir is not set; run it as bin/arbor bench learning --conf learning"
+          + " (the from-scratch student), or set it to a Hugging Face folder");
     }
     RolloutSettings r = c.rollouts();
     TrainSettings t = c.train();
+    String prefix = "learning-" + tag;
+    // One train.seed for both arms: the same queries at each step and the same tree seeds, so
+    // that the arms differ by their objective alone.
     ArborConfig tree = c.withRollouts(new RolloutSettings(PolicyKind.DJL, samples, r.treesPerTask(),
             r.maxInfraFailureFraction(), r.sandbox()))
-        .withTrain(new TrainSettings(steps, perStep, 0, t.progressSeconds()));
+        .withTrain(new TrainSettings(steps, perStep, 0, t.progressSeconds(), prefix));
     ArborConfig unnormalised = unnormalised(tree);
-    String sftRun = "learning-" + tag + "-sft";
-    String rlRun = "learning-" + tag + "-rl";
-    String unRun = "learning-" + tag + "-unnorm";
+    ArborConfig evalDjl = tree.withRollouts(new RolloutSettings(PolicyKind.DJL, evalSamples, r.treesPerTask(),
+        r.maxInfraFailureFraction(), r.sandbox()));
+    ArborConfig evalExpert = tree.withRollouts(new RolloutSettings(PolicyKind.SCRIPTED, evalSamples, r.treesPerTask(),
+        r.maxInfraFailureFraction(), r.sandbox()));
+    String sftRun = prefix + "-sft";
+    String rlRun = prefix + "-rl";
+    String unRun = prefix + "-unnorm";
+    String expertRun = prefix + "-expert";
+    List<Long> points = curvePoints(steps, evalEvery);
 
     PrintStream out = ctx.out();
     long start = System.nanoTime();
     JobContext job = ctx.job();
-    out.printf(Locale.ROOT, "%s: %d GRPO steps of %d queries x %d samples per arm, runs %s, %s, %s; %d cores%n",
-        WHO, steps, perStep, samples, sftRun, rlRun, unRun, Runtime.getRuntime().availableProcessors());
+    out.printf(Locale.ROOT, "%s: %d GRPO steps of %d queries x %d samples per arm (train.seed %s), runs %s, %s, %s;"
+        + " held-out evaluation of %d samples per query at steps %s (common seeds for every policy); %d cores%n",
+        WHO, steps, perStep, samples, prefix, sftRun, rlRun, unRun, evalSamples, points,
+        Runtime.getRuntime().availableProcessors());
     if (!datasetReady(job)) {
       if (!DemoJob.dataset(job, WHO, PHASES)) throw new IllegalStateException(WHO + ": the demo dataset came out empty");
     } else {
@@ -109,7 +133,8 @@ final class LearningBench implements Benchmark {
       DemoJob.printSplits(job);
     }
     String split = args.value("split").orElse(heldOutSplit(job.warehouse()));
-    DemoJob.student(job, WHO, 4, PHASES);
+    leakage(job.warehouse(), split);
+    ModelConfig student = DemoJob.student(job, WHO, 4, PHASES);
     elapsed(out, start, "dataset and student");
 
     out.printf("== %s 5/%d: sft (the scripted expert on the sft split) under run %s%n", WHO, PHASES, sftRun);
@@ -128,31 +153,50 @@ final class LearningBench implements Benchmark {
     job(new TrainJob(), job, unnormalised, "--run", unRun);
     elapsed(out, start, "grpo (token_mean)");
 
-    out.printf("== %s 8/%d: evaluation of the three policies on the %s split, %d samples per query%n",
-        WHO, PHASES, split, samples);
-    Evaluate evaluate = new Evaluate(tree, new RunCheckpoints(store.source()), System.getenv());
-    Scored sftScore = score(job, evaluate, "sft", sftRun, 0, split);
+    out.printf("== %s 8/%d: held-out evaluation on the %s split, %d samples per query, the same seeds for every"
+        + " policy%n", WHO, PHASES, split, evalSamples);
+    Map<String, Double> bm25 = Bm25Floor.rewards(job.warehouse(), split, k, JudgeSpec.resolve(c.judge(), System.getenv()));
+    Scored bm25Score = new Scored("bm25 top-" + k, "-", 0, bm25, bm25.size(), 0, 0);
+    out.printf(Locale.ROOT, "%s: bm25 top-%d paragraphs: %d queries judged, mean %.4f%n", WHO, k, bm25.size(),
+        bm25Score.mean());
+    Scored expertScore = score(job, new Evaluate(evalExpert, null, System.getenv()), PolicyKind.SCRIPTED, "expert",
+        expertRun, 0, split);
+    elapsed(out, start, "eval expert");
+    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), System.getenv());
+    Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split);
     elapsed(out, start, "eval sft");
-    Scored rlScore = score(job, evaluate, "rl (tree)", rlRun, steps, split);
-    elapsed(out, start, "eval rl");
-    Scored unScore = score(job, evaluate, "rl (token_mean)", unRun, steps, split);
-    elapsed(out, start, "eval unnormalised");
+    Map<Long, Scored> rlCurve = new TreeMap<>(Map.of(0L, sftScore));
+    Map<Long, Scored> unCurve = new TreeMap<>(Map.of(0L, sftScore));
+    for (long step : points) {
+      if (step == 0) continue;
+      rlCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (tree)", rlRun, step, split));
+      unCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (token_mean)", unRun, step, split));
+      elapsed(out, start, "eval step " + step);
+    }
+    Scored rlScore = rlCurve.get((long) steps);
+    Scored unScore = unCurve.get((long) steps);
 
     out.printf("== %s 9/%d: results%n", WHO, PHASES);
-    Map<Long, Double> rlCurve = curve(job.warehouse(), rlRun);
-    Map<Long, Double> unCurve = curve(job.warehouse(), unRun);
-    out.println("curve: training reward (judge.reward_mean of the step's rollouts)");
+    Map<Long, Double> rlTrain = curve(job.warehouse(), rlRun);
+    Map<Long, Double> unTrain = curve(job.warehouse(), unRun);
+    out.println("training reward (judge.reward_mean of the step's rollouts; not evidence of learning)");
     out.println("step | rl (tree) | rl (token_mean)");
     for (long s = 0; s < steps; s++) {
-      out.printf(Locale.ROOT, "%4d | %9s | %15s%n", s, fmt(rlCurve.get(s)), fmt(unCurve.get(s)));
+      out.printf(Locale.ROOT, "%4d | %9s | %15s%n", s, fmt(rlTrain.get(s)), fmt(unTrain.get(s)));
     }
-    out.printf("held-out (%s split): mean judge score per query, averaged over queries%n", split);
+    out.printf("held-out curve (%s split): mean judge score per query, averaged over queries%n", split);
+    out.println("step | rl (tree) | rl (token_mean)");
+    for (long s : rlCurve.keySet()) {
+      out.printf(Locale.ROOT, "%4d | %9.4f | %15.4f%n", s, rlCurve.get(s).mean(), unCurve.get(s).mean());
+    }
+    out.printf("held-out (%s split) at the end%n", split);
     out.println("policy          | run                        | step | queries | trees | score");
-    for (Scored s : List.of(sftScore, rlScore, unScore)) {
+    List<Scored> all = List.of(bm25Score, expertScore, sftScore, rlScore, unScore);
+    for (Scored s : all) {
       out.printf(Locale.ROOT, "%-15s | %-26s | %4d | %7d | %5d | %.4f%n", s.label(), s.run(), s.step(),
           s.perQuery().size(), s.trees(), s.mean());
     }
-    for (Scored s : List.of(sftScore, rlScore, unScore)) {
+    for (Scored s : all) {
       if (s.unjudgedTrees() > 0) {
         out.printf(Locale.ROOT, "infrastructure failures, %s: %d unjudged trees, %d queries with no judged tree"
             + " (left out of its pairs)%n", s.label(), s.unjudgedTrees(), s.unscoredQueries());
@@ -162,6 +206,8 @@ final class LearningBench implements Benchmark {
     PairedComparison.Result rlSft = paired(rlScore, sftScore, groups);
     PairedComparison.Result unSft = paired(unScore, sftScore, groups);
     PairedComparison.Result rlUn = paired(rlScore, unScore, groups);
+    PairedComparison.Result sftExpert = paired(sftScore, expertScore, groups);
+    PairedComparison.Result expertBm25 = paired(expertScore, bm25Score, groups);
     out.printf(Locale.ROOT, "paired by query, clustered by paper group: 95%% interval of the mean difference from %d"
         + " resamples of the groups; two-sided sign-flip test of the groups' summed differences (exact up to %d"
         + " groups with a difference, else %d sampled patterns); fixed seed%n",
@@ -170,28 +216,70 @@ final class LearningBench implements Benchmark {
     printDiff(out, "rl - sft", rlSft);
     printDiff(out, "token_mean - sft", unSft);
     printDiff(out, "rl - token_mean", rlUn);
+    printDiff(out, "sft - expert", sftExpert);
+    printDiff(out, "expert - bm25", expertBm25);
+    Path png = plot(Path.of("reports", prefix, "learning_curve.png"), split, rlCurve, unCurve, expertScore, bm25Score);
+    out.printf("%s: held-out curve %s%n", WHO, png.toAbsolutePath());
     elapsed(out, start, "done");
 
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("steps", steps);
     figures.put("queries_per_step", perStep);
     figures.put("samples", samples);
+    figures.put("eval_samples", evalSamples);
     figures.put("split", split);
     figures.put("held_out_queries", rlSft.queries());
     figures.put("held_out_groups", rlSft.groups());
+    figures.put("reward_bm25", round(bm25Score.mean()));
+    figures.put("reward_expert", round(expertScore.mean()));
     figures.put("reward_sft", round(sftScore.mean()));
     figures.put("reward_rl", round(rlScore.mean()));
     figures.put("reward_rl_unnormalised", round(unScore.mean()));
-    figures.put("ci95_rl_minus_sft", java.util.Arrays.asList(round(rlSft.low()), round(rlSft.high())));
-    figures.put("ci95_unnormalised_minus_sft", java.util.Arrays.asList(round(unSft.low()), round(unSft.high())));
-    figures.put("ci95_rl_minus_unnormalised", java.util.Arrays.asList(round(rlUn.low()), round(rlUn.high())));
+    figures.put("sft_over_expert", expertScore.mean() > 0 ? round(sftScore.mean() / expertScore.mean()) : null);
+    figures.put("ci95_rl_minus_sft", interval(rlSft));
+    figures.put("ci95_unnormalised_minus_sft", interval(unSft));
+    figures.put("ci95_rl_minus_unnormalised", interval(rlUn));
+    figures.put("ci95_expert_minus_bm25", interval(expertBm25));
     figures.put("p_sign_rl_vs_sft", round(rlSft.p()));
     figures.put("p_sign_unnormalised_vs_sft", round(unSft.p()));
     figures.put("p_sign_rl_vs_unnormalised", round(rlUn.p()));
-    figures.put("curve_rl", values(rlCurve, steps));
-    figures.put("curve_rl_unnormalised", values(unCurve, steps));
+    figures.put("ties_rl_vs_sft", rlSft.ties());
+    figures.put("unjudged_trees", all.stream().mapToLong(Scored::unjudgedTrees).sum());
+    figures.put("curve_steps", new ArrayList<>(rlCurve.keySet()));
+    figures.put("heldout_curve_rl", rlCurve.values().stream().map(s -> round(s.mean())).toList());
+    figures.put("heldout_curve_rl_unnormalised", unCurve.values().stream().map(s -> round(s.mean())).toList());
+    figures.put("curve_rl", values(rlTrain, steps));
+    figures.put("curve_rl_unnormalised", values(unTrain, steps));
+    figures.put("student_params", student.parameters());
+    figures.put("sft_tokens_per_s", round(metric(job.warehouse(), sftRun, "sft.tokens_per_s")));
+    figures.put("train_tokens_per_s", round(metric(job.warehouse(), rlRun, "learner.tokens")
+        / metric(job.warehouse(), rlRun, "learner.seconds")));
     figures.put("seconds", Math.round((System.nanoTime() - start) / 1e9));
     return figures;
+  }
+
+  /** The steps the held-out curve is measured at: 0 (the SFT student), every {@code every}, and the last. */
+  static List<Long> curvePoints(int steps, int every) {
+    List<Long> points = new ArrayList<>();
+    for (long s = 0; s < steps; s += every) points.add(s);
+    points.add((long) steps);
+    return points;
+  }
+
+  /**
+   * Refuses a held-out split that shares a paper group with the sft or train split: its scores
+   * would measure memory, not what was learned.
+   */
+  private static void leakage(Warehouse w, String split) {
+    Dataset<Row> active = Queries.active(w.read(Table.QUERIES));
+    Dataset<Row> heldOut = active.where(col(Queries.SPLIT).equalTo(split)).select(Queries.GROUP_ID).distinct();
+    Dataset<Row> seen = active.where(col(Queries.SPLIT).isin(SplitPlan.SFT, SplitPlan.TRAIN)).select(Queries.GROUP_ID)
+        .distinct();
+    List<Row> shared = heldOut.intersect(seen).limit(5).collectAsList();
+    if (!shared.isEmpty()) {
+      throw new IllegalStateException(WHO + ": the " + split + " split shares paper groups with sft or train (" + shared
+          + "); a held-out score would not be held out");
+    }
   }
 
   /** The same run with the reference trainer's objective: every node weight 1, a token mean over the batch. */
@@ -219,14 +307,15 @@ final class LearningBench implements Benchmark {
     return test > 0 ? SplitPlan.TEST : SplitPlan.VALIDATION;
   }
 
-  private static Scored score(JobContext job, Evaluate evaluate, String label, String run, long step, String split) {
+  private static Scored score(JobContext job, Evaluate evaluate, PolicyKind policy, String label, String run, long step,
+      String split) {
     Warehouse w = job.warehouse();
     Evaluate.Written written = evaluate.evaluate(w, run, step, step, split);
     Map<String, Double> perQuery = new TreeMap<>();
     long unjudged = 0;
     int unscored = 0;
     for (Row row : w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
-            .and(col(Eval.POLICY).equalTo(PolicyKind.DJL.key())).and(col(Eval.SPLIT).equalTo(split)))
+            .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split)))
         .groupBy(Cols.QUERY_ID)
         .agg(avg(Eval.REWARD), count(when(col(Eval.REWARD).isNull(), 1)))
         .collectAsList()) {
@@ -268,6 +357,33 @@ final class LearningBench implements Benchmark {
     double[] x = common.stream().mapToDouble(q -> a.perQuery().get(q)).toArray();
     double[] y = common.stream().mapToDouble(q -> b.perQuery().get(q)).toArray();
     return STATS.compare(group, x, y);
+  }
+
+  /** The sum of metric {@code name} over the run's steps (NaN when it has none). */
+  private static double metric(Warehouse w, String run, String name) {
+    Row row = w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(run).and(col(Metrics.NAME).equalTo(name)))
+        .agg(sum(Metrics.VALUE)).first();
+    return row.isNullAt(0) ? Double.NaN : row.getDouble(0);
+  }
+
+  private static List<Double> interval(PairedComparison.Result r) {
+    return java.util.Arrays.asList(round(r.low()), round(r.high()));
+  }
+
+  /** The held-out curves of both arms, with the expert and BM25 as flat lines across them. */
+  private static Path plot(Path file, String split, Map<Long, Scored> rl, Map<Long, Scored> un, Scored expert,
+      Scored bm25) throws java.io.IOException {
+    List<Double> x = rl.keySet().stream().map(Long::doubleValue).toList();
+    List<Double> ends = List.of(x.get(0), x.get(x.size() - 1));
+    List<Charts.Series> series = List.of(
+        new Charts.Series("rl (tree)", x, rl.values().stream().map(Scored::mean).toList()),
+        new Charts.Series("rl (token_mean)", x, un.values().stream().map(Scored::mean).toList()),
+        new Charts.Series("expert", ends, List.of(expert.mean(), expert.mean())),
+        new Charts.Series("bm25", ends, List.of(bm25.mean(), bm25.mean())));
+    Files.createDirectories(file.getParent());
+    Files.write(file, Charts.lines("Held-out judge score (" + split + " split); step 0 is the SFT student",
+        "GRPO step", "mean judge score", series).bytes());
+    return file;
   }
 
   /** The run's training reward per step, from the metrics table. */

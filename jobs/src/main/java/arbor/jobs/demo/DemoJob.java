@@ -12,6 +12,7 @@ import arbor.jobs.synthesize.DatasetBuilder;
 import arbor.jobs.synthesize.SynthesizeJob;
 import arbor.jobs.train.TrainJob;
 import arbor.checkpoints.CheckpointStore;
+import arbor.policy.model.ModelConfig;
 import arbor.warehouse.Table;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -128,7 +129,7 @@ public final class DemoJob implements Job {
    * fetches the tokenizer first when it is missing). A trimmed vocabulary is drawn from the
    * texts of {@link #studentTexts}.
    */
-  public static void student(JobContext context, String who, int step, int total) throws Exception {
+  public static ModelConfig student(JobContext context, String who, int step, int total) throws Exception {
     var c = context.config();
     context.out().printf("== %s %d/%d: the student, a random model of the Qwen3 architecture%n", who, step, total);
     Path model = Path.of(c.policy().djl().modelDir());
@@ -137,6 +138,7 @@ public final class DemoJob implements Job {
     DemoModel.Written student = DemoModel.ensure(model, tokenizer.target(), c.setup().student(),
         () -> studentTexts(context));
     context.out().printf("%s: %s %s (%s)%n", who, student.made() ? "wrote" : "reusing", model, student.description());
+    return student.config();
   }
 
   /**

@@ -29,10 +29,11 @@ final class DemoModel {
   record Written(ModelConfig config, boolean made) {
     String description() {
       long embedding = (long) config.vocabSize() * config.hiddenSize();
-      long layers = config.matmulParameters();
-      return String.format(Locale.ROOT, "hidden %d, %d layers, %d heads, %,d-token vocabulary: %,d parameters in"
-          + " the layers' matmuls, %,d in the tied embedding", config.hiddenSize(), config.numLayers(),
-          config.numHeads(), config.vocabSize(), layers, embedding);
+      long layers = config.matmulParameters() - embedding;
+      return String.format(Locale.ROOT, "hidden %d, %d layers, %d heads, %,d-token vocabulary: %,d parameters,"
+          + " %,d in the layers' matmuls and %,d in the %s embedding", config.hiddenSize(), config.numLayers(),
+          config.numHeads(), config.vocabSize(), config.parameters(), layers, embedding,
+          config.tieWordEmbeddings() ? "tied" : "untied (as many again in the LM head)");
     }
   }
 

@@ -86,6 +86,15 @@ public record ModelConfig(
     return numLayers * perLayer + (long) vocabSize * h;
   }
 
+  /**
+   * Every weight but the norms' (and biases'): the layers' projections and MLP, the embedding,
+   * and the LM head when it is not tied to the embedding.
+   */
+  public long parameters() {
+    long embedding = (long) vocabSize * hiddenSize;
+    return matmulParameters() + (tieWordEmbeddings ? 0 : embedding);
+  }
+
   /** Query heads that share one key/value head. */
   public int groupSize() {
     return numHeads / numKvHeads;

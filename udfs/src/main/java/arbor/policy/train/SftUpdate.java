@@ -157,7 +157,13 @@ public final class SftUpdate implements AutoCloseable {
         throw e;
       }
       lr = schedule.lr(optimizer.stepCount());
-      optimizer.step(lr);
+      try {
+        optimizer.step(lr);
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException(e.getMessage() + "; the micro-batch held " + rows.size()
+            + " samples (prompt + response tokens: " + rows.stream()
+                .map(r -> r.promptIds().length + " + " + r.responseIds().length).toList() + ") at lr " + lr, e);
+      }
       policy.weightsChanged();
       tokens += n;
       steps++;

@@ -122,7 +122,7 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     long t0 = System.nanoTime();
     try {
       TreeRunner.TreeResult tree = rollout.runner().run(TreeRows.treeId(queryId, sample), question,
-          context(task), TreeSeed.of(runId, step, queryId, sample));
+          context(task), TreeSeed.of(task.getAs(TreeRows.SEED_RUN), task.<Long>getAs(TreeRows.SEED_STEP), queryId, sample));
       return TreeRows.tree(key, tree.nodes(), tree.latencyMillis());
     } catch (RuntimeException | LinkageError e) {
       return TreeRows.failed(key, question, e, (System.nanoTime() - t0) / 1_000_000);

@@ -40,6 +40,13 @@ public final class TreeRows {
   public static final String LATENCY_MS = "latency_ms";
   /** The run whose checkpoints serve the policy version (a task's own run, or the run an evaluation rolls out). */
   public static final String POLICY_RUN = "policy_run_id";
+  /**
+   * What a tree's seed is drawn from, with its query and sample ({@link arbor.rlm.TreeSeed#of}):
+   * a training step's own run and step, or a key shared by the runs that must draw the same
+   * seeds (an evaluation's split, so that every policy and checkpoint meets the same draws).
+   */
+  public static final String SEED_RUN = "seed_run";
+  public static final String SEED_STEP = "seed_step";
   public static final String NODES = "nodes";
   public static final String TURNS = "turns";
 
@@ -60,7 +67,9 @@ public final class TreeRows {
       .add(PAPER_IDS, STRINGS, false)
       .add(PAPER_TEXTS, STRINGS, false)
       .add(POLICY_VERSION, DataTypes.LongType, false)
-      .add(POLICY_RUN, DataTypes.StringType, false);
+      .add(POLICY_RUN, DataTypes.StringType, false)
+      .add(SEED_RUN, DataTypes.StringType, false)
+      .add(SEED_STEP, DataTypes.LongType, false);
 
   public static final StructType TREE = new StructType()
       .add(RUN_ID, DataTypes.StringType, false)
