@@ -3,6 +3,7 @@ package arbor.jobs.bench;
 import arbor.conf.LearnerSettings;
 import arbor.jobs.Args;
 import arbor.jobs.bench.model.ModelBench;
+import arbor.conf.SetupSettings;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TorchThreads;
@@ -41,18 +42,26 @@ final class LearnerBench implements Benchmark {
   @Override
   public String summary() {
     return "learner step tokens/s vs the 6N roofline and peak memory at 512/2,048/8,192 tokens"
-        + " (--smoke, --lengths, --threads)";
+        + " (--smoke, --student [--vocab N], --lengths, --threads)";
   }
 
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
-    Args args = Args.parse("bench learner", ctx.args(), Set.of("smoke"), Set.of("lengths", "threads"));
+    Args args = Args.parse("bench learner", ctx.args(), Set.of("smoke", "student"), Set.of("lengths", "threads", "vocab"));
     if (args.value("threads").isPresent()) {
       TorchThreads.set(Integer.parseInt(args.value("threads").get()));
     }
     boolean smoke = args.flag("smoke");
     ModelConfig config = smoke ? ModelBench.Options.smoke().models().get(1).config()
         : ModelBench.Options.full().models().get(1).config();
+    if (args.flag("student")) {
+      // The from-scratch student of the configuration (--conf learning), with the vocabulary its
+      // trimming gave on the demo corpus unless --vocab says otherwise.
+      SetupSettings.Student st = ctx.config().setup().student();
+      int vocab = Integer.parseInt(args.value("vocab").orElse("1280"));
+      config = ModelConfig.qwen3(vocab, st.hidden(), st.intermediate(), st.layers(), st.heads(), st.kvHeads(),
+          st.headDim(), true);
+    }
     int[] lengths = args.value("lengths").map(LearnerBench::parseLengths)
         .orElse(smoke ? new int[] {32, 64, 128} : new int[] {512, 2048, 8192});
     return measure(config, lengths, ctx.out());

@@ -13,6 +13,7 @@ import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
 import arbor.policy.model.PolicyTokenizer;
+import arbor.policy.model.Qwen3Tokenizer;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.rlm.policy.ChatMessage;

