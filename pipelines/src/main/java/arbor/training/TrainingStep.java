@@ -112,7 +112,10 @@ public final class TrainingStep {
             .unionByName(learned[0].metrics())
             .unionByName(timings(queries.sparkSession(), step, version, seconds))
             .collectAsList());
-        warehouse.replaceStep(Table.METRICS, runId, step, queries.sparkSession().createDataFrame(metrics, Metrics.SCHEMA));
+        // sft files its figures (sft.*) under the run's step 0: a step replaces only its own.
+        warehouse.replaceWhere(Table.METRICS, Cols.RUN_ID + " = '" + runId.replace("'", "''") + "' AND " + Cols.STEP
+            + " = " + step + " AND " + Metrics.NAME + " NOT LIKE 'sft.%'",
+            queries.sparkSession().createDataFrame(metrics, Metrics.SCHEMA));
       });
       // The checkpoint is the step's last write, its commit point: once version s + 1 exists,
       // every row of step s does too, and a resume starts after it. (So its own seconds are

@@ -93,6 +93,9 @@ class TrainEndToEndTest {
         "train.seconds_rollouts", "train.seconds_learner", "train.policy_version")) {
       assertTrue(names.contains(n), n + " not in " + names);
     }
+    // Step 0's metrics replaced its own figures, not sft's (they were all lost before).
+    assertEquals(1, w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(RUN).and(col(Cols.STEP).equalTo(0))
+        .and(col(Metrics.NAME).equalTo(TrainFixture.SFT_METRIC))).count(), "sft's loss survives the steps");
     assertEquals(Set.of(1L), w.read(Table.ROLLOUT_NODES).where(col(Cols.STEP).equalTo(1)).select(Cols.POLICY_VERSION)
         .collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toSet()), "step 1 rolls out version 1");
 

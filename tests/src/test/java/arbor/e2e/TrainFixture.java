@@ -39,6 +39,8 @@ final class TrainFixture {
 
   static final String RUN = "r";
   static final long STEPS = 2;
+  /** A metric sft writes under the run's step 0, written before the uninterrupted run. */
+  static final String SFT_METRIC = "sft.loss.epoch_1";
   /** The tables a step writes rows of (the checkpoint aside). */
   static final List<Table> STEP_TABLES = List.of(Table.ROLLOUT_NODES, Table.ROLLOUT_TURNS, Table.REWARDS,
       Table.SAMPLES, Table.METRICS);
@@ -144,6 +146,10 @@ final class TrainFixture {
       TinyCorpus.of(TestEnv.spark()).queries().where(col(Queries.QUERY_ID).equalTo("q1")).withColumn(Queries.QUERY_ID, lit("v1"))
           .withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("validation"))
           .write().format("delta").mode("append").save(w.path(Table.QUERIES));
+      // What sft leaves under the run's step 0 (its loss per epoch): the steps must keep it.
+      w.replaceWhere(Table.METRICS, "run_id = '" + RUN + "' AND step = 0 AND name LIKE 'sft.%'", TestEnv.spark()
+          .createDataFrame(List.of(org.apache.spark.sql.RowFactory.create(RUN, 0L, SFT_METRIC, 1.5,
+              new java.sql.Timestamp(0))), arbor.tables.Metrics.SCHEMA));
       String out = train(config, t -> {}, "--run", RUN);
       Files.writeString(console, out);
       Files.writeString(done, build);
