@@ -13,6 +13,7 @@ import arbor.policy.model.HostTensor;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
+import arbor.tables.Metrics;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.io.ByteArrayOutputStream;
@@ -23,10 +24,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -39,7 +42,7 @@ final class TrainFixture {
 
   static final String RUN = "r";
   static final long STEPS = 2;
-  /** A metric sft writes under the run's step 0, written before the uninterrupted run. */
+  /** A metric sft writes under the run's step 0, written into every prepared warehouse. */
   static final String SFT_METRIC = "sft.loss.epoch_1";
   /** The tables a step writes rows of (the checkpoint aside). */
   static final List<Table> STEP_TABLES = List.of(Table.ROLLOUT_NODES, Table.ROLLOUT_TURNS, Table.REWARDS,
@@ -77,6 +80,9 @@ final class TrainFixture {
     corpus.groups().write().format("delta").save(w.path(Table.PAPER_GROUPS));
     corpus.queries().withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("train"))
         .write().format("delta").save(w.path(Table.QUERIES));
+    // What sft leaves under the run's step 0 (its loss per epoch): the steps must keep it.
+    w.replaceWhere(Table.METRICS, "run_id = '" + RUN + "' AND step = 0 AND name LIKE 'sft.%'", spark.createDataFrame(
+        List.of(RowFactory.create(RUN, 0L, SFT_METRIC, 1.5, new Timestamp(0))), Metrics.SCHEMA));
     return config;
   }
 
@@ -146,10 +152,6 @@ final class TrainFixture {
       TinyCorpus.of(TestEnv.spark()).queries().where(col(Queries.QUERY_ID).equalTo("q1")).withColumn(Queries.QUERY_ID, lit("v1"))
           .withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("validation"))
           .write().format("delta").mode("append").save(w.path(Table.QUERIES));
-      // What sft leaves under the run's step 0 (its loss per epoch): the steps must keep it.
-      w.replaceWhere(Table.METRICS, "run_id = '" + RUN + "' AND step = 0 AND name LIKE 'sft.%'", TestEnv.spark()
-          .createDataFrame(List.of(org.apache.spark.sql.RowFactory.create(RUN, 0L, SFT_METRIC, 1.5,
-              new java.sql.Timestamp(0))), arbor.tables.Metrics.SCHEMA));
       String out = train(config, t -> {}, "--run", RUN);
       Files.writeString(console, out);
       Files.writeString(done, build);
