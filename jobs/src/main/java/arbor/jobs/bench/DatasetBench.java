@@ -8,8 +8,10 @@ import arbor.ingest.PdfNoise;
 import arbor.ingest.TextPapers;
 import arbor.judge.NormalizedText;
 import arbor.jobs.Args;
+import arbor.rlm.NodeRecord;
 import arbor.rlm.RlmContext;
 import arbor.rlm.TreeRunner;
+import arbor.rlm.Turn;
 import arbor.jobs.bench.rlm.Bm25Paragraphs;
 import arbor.jobs.bench.rlm.FinalSpans;
 import arbor.jobs.bench.rlm.ParagraphEvidence;
@@ -35,6 +37,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -238,9 +241,10 @@ final class DatasetBench implements Benchmark {
     double expert = 0;
     double bm25Spans = 0;
     long t0 = System.nanoTime();
-    for (Scored s : sample) {
-      expert += expertSpanF1(s, runner);
-      bm25Spans += bm25SpanF1(s, k);
+    for (int i = 0; i < sample.size(); i++) {
+      // The first --examples trees are printed node by node: the failures are in what the cells did.
+      expert += expertSpanF1(sample.get(i), runner, i < examples ? out : null);
+      bm25Spans += bm25SpanF1(sample.get(i), k);
     }
     out.printf("bench dataset: %s: %d queries; the expert ran %d trees in %.0f s%n", generator.name(), queries.size(), sample.size(),
         (System.nanoTime() - t0) / 1e9);
@@ -297,9 +301,10 @@ final class DatasetBench implements Benchmark {
    * The scripted expert's tree over the group's noisy texts; character-interval F1 of its spans
    * against the evidence located in the same texts, micro-averaged over the papers.
    */
-  private static double expertSpanF1(Scored s, TreeRunner runner) {
+  private static double expertSpanF1(Scored s, TreeRunner runner, PrintStream trace) {
     Map<String, String> texts = noisyTexts(s);
     TreeRunner.TreeResult tree = runner.run(s.query().queryId(), s.query().question(), new RlmContext.Papers(texts));
+    if (trace != null) trace(s, tree, trace);
     Map<String, List<int[]>> predicted = new LinkedHashMap<>();
     for (String span : FinalSpans.of(tree.root().finalAnswerJson())) {
       if (span.isBlank()) continue;
@@ -311,7 +316,26 @@ final class DatasetBench implements Benchmark {
         }
       }
     }
-    return spanF1(s, texts, predicted);
+    double f1 = spanF1(s, texts, predicted);
+    if (trace != null) trace.printf(Locale.ROOT, "    span F1 %.3f; evidence in %s%n", f1, s.query().evidencePapers());
+    return f1;
+  }
+
+  /** What the expert's tree did on one query, node by node: its status, each turn's output, its answer. */
+  private static void trace(Scored s, TreeRunner.TreeResult tree, PrintStream out) {
+    out.printf("bench dataset: the expert on %s (%d papers): %s%n", s.query().queryId(), s.group().members().size(),
+        s.query().question());
+    for (NodeRecord n : tree.nodes()) {
+      out.printf("    %s%s %s, %d turn(s), answer %s%n", "  ".repeat(n.depth()), n.nodeId(), n.status(), n.turns().size(),
+          cut(n.finalAnswerJson(), 100));
+      for (Turn t : n.turns()) out.printf("    %s  turn %d printed: %s%n", "  ".repeat(n.depth()), t.index(), cut(t.observation(), 160));
+    }
+  }
+
+  private static String cut(String s, int max) {
+    if (s == null) return "-";
+    String flat = s.replace('\n', ' ');
+    return flat.length() <= max ? flat : flat.substring(0, max) + "...";
   }
 
   /**
