@@ -113,8 +113,7 @@ public final class TrainingStep {
             .unionByName(timings(queries.sparkSession(), step, version, seconds))
             .collectAsList());
         // sft files its figures (sft.*) under the run's step 0: a step replaces only its own.
-        warehouse.replaceWhere(Table.METRICS, Cols.RUN_ID + " = '" + runId.replace("'", "''") + "' AND " + Cols.STEP
-            + " = " + step + " AND " + Metrics.NAME + " NOT LIKE 'sft.%'",
+        warehouse.replaceWhere(Table.METRICS, Metrics.stepRows(runId, step),
             queries.sparkSession().createDataFrame(metrics, Metrics.SCHEMA));
       });
       // The checkpoint is the step's last write, its commit point: once version s + 1 exists,

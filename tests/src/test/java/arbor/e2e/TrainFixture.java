@@ -81,7 +81,7 @@ final class TrainFixture {
     corpus.queries().withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("train"))
         .write().format("delta").save(w.path(Table.QUERIES));
     // What sft leaves under the run's step 0 (its loss per epoch): the steps must keep it.
-    w.replaceWhere(Table.METRICS, "run_id = '" + RUN + "' AND step = 0 AND name LIKE 'sft.%'", spark.createDataFrame(
+    w.replaceWhere(Table.METRICS, Metrics.sftRows(RUN), spark.createDataFrame(
         List.of(RowFactory.create(RUN, 0L, SFT_METRIC, 1.5, new Timestamp(0))), Metrics.SCHEMA));
     return config;
   }

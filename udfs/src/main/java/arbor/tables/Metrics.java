@@ -17,6 +17,23 @@ public final class Metrics {
   public static final String VALUE = "value";
   public static final String AT = "at";
 
+  /** The prefix of the figures sft files under its run's step 0, beside that step's own. */
+  public static final String SFT_PREFIX = "sft.";
+
+  /** The rows sft owns: its run's step-0 figures named {@value #SFT_PREFIX}*. */
+  public static String sftRows(String runId) {
+    return ofStep(runId, 0) + " AND " + NAME + " LIKE '" + SFT_PREFIX + "%'";
+  }
+
+  /** The rows a training step owns: its figures, not sft's (which share step 0). */
+  public static String stepRows(String runId, long step) {
+    return ofStep(runId, step) + " AND " + NAME + " NOT LIKE '" + SFT_PREFIX + "%'";
+  }
+
+  private static String ofStep(String runId, long step) {
+    return RUN_ID + " = '" + runId.replace("'", "''") + "' AND " + STEP + " = " + step;
+  }
+
   public static final StructType SCHEMA = new StructType()
       .add(RUN_ID, DataTypes.StringType, false)
       .add(STEP, DataTypes.LongType, false)

@@ -8,6 +8,7 @@ import arbor.ingest.PdfNoise;
 import arbor.ingest.TextPapers;
 import arbor.judge.NormalizedText;
 import arbor.jobs.Args;
+import arbor.notebook.Html;
 import arbor.rlm.NodeRecord;
 import arbor.rlm.RlmContext;
 import arbor.rlm.TreeRunner;
@@ -326,16 +327,15 @@ final class DatasetBench implements Benchmark {
     out.printf("bench dataset: the expert on %s (%d papers): %s%n", s.query().queryId(), s.group().members().size(),
         s.query().question());
     for (NodeRecord n : tree.nodes()) {
-      out.printf("    %s%s %s, %d turn(s), answer %s%n", "  ".repeat(n.depth()), n.nodeId(), n.status(), n.turns().size(),
-          cut(n.finalAnswerJson(), 100));
-      for (Turn t : n.turns()) out.printf("    %s  turn %d printed: %s%n", "  ".repeat(n.depth()), t.index(), cut(t.observation(), 160));
+      String indent = "    " + "  ".repeat(n.depth());
+      out.printf("%s%s %s, %d turn(s), answer %s%n", indent, n.nodeId(), n.status(), n.turns().size(),
+          oneLine(n.finalAnswerJson(), 100));
+      for (Turn t : n.turns()) out.printf("%s  turn %d printed: %s%n", indent, t.index(), oneLine(t.observation(), 160));
     }
   }
 
-  private static String cut(String s, int max) {
-    if (s == null) return "-";
-    String flat = s.replace('\n', ' ');
-    return flat.length() <= max ? flat : flat.substring(0, max) + "...";
+  private static String oneLine(String text, int max) {
+    return text == null ? "-" : Html.clip(text.replace('\n', ' '), max);
   }
 
   /**

@@ -189,8 +189,7 @@ public final class SftJob implements Job {
     Timestamp at = new Timestamp(System.currentTimeMillis());
     List<Row> rows = new ArrayList<>();
     metrics.forEach((k, v) -> rows.add(RowFactory.create(run, 0L, k, v, at)));
-    w.replaceWhere(Table.METRICS, Cols.RUN_ID + " = '" + run.replace("'", "''") + "' AND " + Cols.STEP
-        + " = 0 AND " + Metrics.NAME + " LIKE 'sft.%'", context.spark().createDataFrame(rows, Metrics.SCHEMA));
+    w.replaceWhere(Table.METRICS, Metrics.sftRows(run), context.spark().createDataFrame(rows, Metrics.SCHEMA));
     nodes.unpersist();
     verdicts.unpersist();
     return 0;
