@@ -363,7 +363,7 @@ public final class Qwen3Model implements AutoCloseable {
     int d = config.headDim();
     float scale = (float) (1.0 / Math.sqrt(d));
     long bk = b * nKv;
-    NDArray qg = q.mul(scale).reshape(bk, (long) g * t, d);              // (B*nKv, g*T, D)
+    NDArray qg = q.mul(TorchScalar.like(q, scale)).reshape(bk, (long) g * t, d);              // (B*nKv, g*T, D)
     NDArray k = keys.reshape(bk, s, d).transpose(0, 2, 1);              // (B*nKv, D, S)
     NDArray scores = qg.batchMatMul(k)                                   // (B*nKv, g*T, S)
         .reshape(b, nKv, g, t, s).add(mask);                             // (B, nKv, g, T, S)
@@ -398,7 +398,7 @@ public final class Qwen3Model implements AutoCloseable {
     long bk = b * nKv;
     long rows = (long) g * t;
     long pad = Math.max(0, MIN_ATTENTION_ROWS - rows);
-    NDArray qg = padRows(q.mul(scale).reshape(bk, rows, d), pad);        // (B*nKv, m, D)
+    NDArray qg = padRows(q.mul(TorchScalar.like(q, scale)).reshape(bk, rows, d), pad);        // (B*nKv, m, D)
     NDArray scores = qg.batchMatMul(keys.reshape(bk, s, d).transpose(0, 2, 1));
     if (pad > 0) {
       scores = scores.get(new NDIndex(":, 0:{}", rows));

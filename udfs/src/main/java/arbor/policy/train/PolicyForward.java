@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.TorchScalar;
 import java.util.List;
 
 /**
@@ -119,7 +120,8 @@ public final class PolicyForward {
     long width = hidden.getShape().get(2);
     NDArray picked = hidden.reshape(l.b * l.t, width)
         .get(new NDIndex("{}", work.create(l.pick)));                  // (B*R, hidden)
-    NDArray logp = model.logits(picked).div(temperature).logSoftmax(1); // (B*R, V)
+    NDArray logits = model.logits(picked);
+    NDArray logp = logits.div(TorchScalar.like(logits, temperature)).logSoftmax(1); // (B*R, V)
     NDArray token = logp.gather(work.create(l.targets, new Shape(l.b * l.r, 1)), 1)
         .reshape(l.b, l.r);                                              // (B, R)
     return new NDArray[] {token, logp};

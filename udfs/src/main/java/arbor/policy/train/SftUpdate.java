@@ -2,6 +2,7 @@ package arbor.policy.train;
 
 import ai.djl.ndarray.NDManager;
 import arbor.policy.model.Qwen3Model;
+import arbor.policy.model.TorchScalar;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -150,7 +151,7 @@ public final class SftUpdate implements AutoCloseable {
       long n = rows.stream().mapToLong(s -> s.responseIds().length).sum();
       try (NDManager work = policy.newWorkManager()) {
         PolicyForward.Trained t = forward.train(work, rows,
-            (lp, mask) -> lp.mul(mask).sum().neg().div(n));
+            (lp, mask) -> lp.mul(mask).sum().neg().div(TorchScalar.like(lp, n)));
         nll += t.loss() * n;
       } catch (RuntimeException e) {
         optimizer.zeroGradients();

@@ -2,6 +2,7 @@ package arbor.policy.train;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
+import arbor.policy.model.TorchScalar;
 
 /**
  * The per-token PPO/GRPO terms of one micro-batch, summed with the reduction's coefficients:
@@ -47,8 +48,7 @@ public record SurrogateLoss(double clipEps, double beta) {
     NDArray delta = NDArrays.where(valid, ref.sub(cur), zero);
     NDArray k3 = delta.exp().sub(delta).sub(1);                              // 0 at padding
     NDArray kl = k3.mul(klCoef).sum();
-    // Scalars as float: a double one would promote the 0-d loss to float64.
-    NDArray loss = policy.add(kl.mul((float) beta));
+    NDArray loss = policy.add(kl.mul(TorchScalar.like(kl, beta)));
     NDArray binding = clipped.lt(unclipped).toType(cur.getDataType(), false).mul(mask).sum();
     return new Terms(loss, policy, kl, binding, ratio.mul(mask).sum());
   }
