@@ -35,6 +35,7 @@ public final class Main {
     jobs.put("export", new arbor.jobs.export.ExportJob());
     jobs.put("sft", new arbor.jobs.sft.SftJob());
     jobs.put("eval", new arbor.jobs.eval.EvalJob());
+    jobs.put("view", new arbor.jobs.view.ViewJob());
     return jobs;
   }
 

@@ -86,6 +86,11 @@ public final class TreeView {
 
   /** The diagram: leaves left to right in call order, each parent centred over its children. */
   public static String svg(List<Node> nodes) {
+    return svg(nodes, null);
+  }
+
+  /** The diagram with each node's box a link to {@code href.apply(nodeId)} (null: no links). */
+  public static String svg(List<Node> nodes, java.util.function.Function<String, String> href) {
     Map<String, List<Node>> kids = children(nodes);
     Map<String, double[]> at = new HashMap<>();
     int[] nextLeaf = {0};
@@ -104,6 +109,7 @@ public final class TreeView {
     }
     for (Node n : nodes) {
       double[] p = at.get(n.nodeId());
+      if (href != null) s.append("<a href=\"").append(Html.escape(href.apply(n.nodeId()))).append("\">");
       s.append(String.format("<rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"5\" fill=\"%s\" stroke=\"#444\"/>",
           p[0], p[1], BOX_W, BOX_H, colour(n.status())));
       s.append(String.format("<text x=\"%.0f\" y=\"%.0f\">%s</text>", p[0] + 5, p[1] + 14, Html.escape(Html.clip(n.nodeId(), 22))));
@@ -111,6 +117,7 @@ public final class TreeView {
       String last = n.reward() == null ? (n.finalAnswer() == null ? "no answer" : "answered")
           : String.format("reward %.3f", n.reward());
       s.append(String.format("<text x=\"%.0f\" y=\"%.0f\">%s</text>", p[0] + 5, p[1] + 41, Html.escape(last)));
+      if (href != null) s.append("</a>");
     }
     return s.append("</svg>").toString();
   }
