@@ -322,4 +322,20 @@ class SftEvalEndToEndTest {
     assertEquals(arbor.tables.Rewards.INFRA_FAILURE, failed.getAs(Eval.STATUS), failed.toString());
     assertTrue(Files.readString(report.resolve("report.md")).contains("| openai | validation |"));
   }
+
+  /**
+   * The viewer over trees of a policy without tokens (the scripted expert): token columns are
+   * null there, which once failed the whole site (Spark's ANSI size() of null is null).
+   */
+  @Test
+  void theViewerShowsTheScriptedExpertsTreesWithTheirCodeAndChildren() throws Exception {
+    TestEnv.Run eval = TestEnv.run(args("eval", "--run", "v", "--policy", "scripted"));
+    assertEquals(0, eval.code(), eval.out() + eval.err());
+    Path site = root.resolve("view-scripted");
+    TestEnv.Run view = TestEnv.run(args("view", "--run", "v-eval-scripted-validation", "--out", site.toString()));
+    assertEquals(0, view.code(), view.out() + view.err());
+    String page = Files.readString(site.resolve(arbor.jobs.view.ViewPaths.queryPage(0, "validation-q1")));
+    assertTrue(page.contains("<pre class=\"code\">"), "the expert's code is shown");
+    assertTrue(page.contains("validation-q1#0:root.0"), "and its first child");
+  }
 }

@@ -1,9 +1,11 @@
 package arbor.jobs.view;
 
+import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.element_at;
 import static org.apache.spark.sql.functions.first;
 import static org.apache.spark.sql.functions.from_json;
+import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.size;
 
 import arbor.synthesis.Queries;
@@ -70,15 +72,22 @@ final class RunTables {
         last.getField("role").as("last_role"), last.getField("content").as("last_message"),
         col(RolloutTurns.RESPONSE_TEXT), col(RolloutTurns.CODE), col(RolloutTurns.OBSERVATION),
         col(RolloutTurns.REPL_ERROR), col(RolloutTurns.FINISH_REASON), col(RolloutTurns.TRUNCATED),
-        size(col(Cols.PROMPT_IDS)).as("prompt_tokens"), size(col(Cols.RESPONSE_IDS)).as("response_tokens"),
+        tokens(Cols.PROMPT_IDS).as("prompt_tokens"), tokens(Cols.RESPONSE_IDS).as("response_tokens"),
         col(RolloutTurns.GEN_MS), col(RolloutTurns.EXEC_MS), col(RolloutTurns.TEMPERATURE), col(RolloutTurns.SEED));
     for (Row r : turns.collectAsList()) {
       out.add(new StepTrees.Turn(r.getString(0), r.getInt(1), r.getString(2), r.getString(3), r.getString(4),
           r.getList(5), r.getString(6), r.getBoolean(7), r.getString(8), r.getBoolean(9),
-          // size() of a null array is -1: a policy without tokens (an endpoint, the scripted expert).
           r.getInt(10), r.getInt(11), r.getLong(12), r.getLong(13), r.getDouble(14), r.getLong(15)));
     }
     return out;
+  }
+
+  /**
+   * A turn's token count, -1 for a policy without tokens (an endpoint, the scripted expert):
+   * under ANSI SQL, Spark's default, size() of a null array is null, not -1.
+   */
+  private static Column tokens(String ids) {
+    return coalesce(size(col(ids)), lit(-1));
   }
 
   private Map<String, StepTrees.Verdict> verdicts(Column rows) {
