@@ -54,10 +54,15 @@ final class TreeHtml {
     return s.toString();
   }
 
+  /** A rubric score: the judge gives precision and recall from 1 to 10, the reward from them in [0, 1]. */
+  private static String score(Double v) {
+    return v == null ? "\u2013" : String.format(Locale.ROOT, "%.1f/10", v);
+  }
+
   private String verdict(StepTrees.Verdict v) {
     StringBuilder s = new StringBuilder("<div class=\"verdict\"><b>Judge</b> (").append(Html.escape(v.judge())).append(", ")
-        .append(Html.escape(v.status())).append("): precision ").append(num(v.precision())).append(", recall ")
-        .append(num(v.recall())).append(", reward ").append(num(v.reward()));
+        .append(Html.escape(v.status())).append("): precision ").append(score(v.precision())).append(", recall ")
+        .append(score(v.recall())).append(", reward ").append(num(v.reward()));
     if (v.error() != null) s.append("<div class=\"err\">").append(Html.escape(v.error())).append("</div>");
     if (v.reasoning() != null && !v.reasoning().isBlank()) {
       s.append("<details><summary>reasoning</summary>").append(Html.pre(Html.clip(v.reasoning(), CLIP))).append("</details>");
