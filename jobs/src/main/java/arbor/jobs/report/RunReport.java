@@ -76,9 +76,16 @@ public final class RunReport {
     List<Path> plots = new ArrayList<>();
     plots.add(Charts.save(rewardChart(heldOut, training.get(TrainingFigures.REWARD)), dir.resolve("reward.png")));
     List<XYChart> panels = new ArrayList<>();
+    // One step range for every panel, so that a step sits at the same place in each of them.
+    long first = training.values().stream().filter(l -> !l.isEmpty()).mapToLong(TreeMap::firstKey).min().orElse(0);
+    long last = training.values().stream().filter(l -> !l.isEmpty()).mapToLong(TreeMap::lastKey).max().orElse(0);
     for (TrainingFigures.Panel p : TrainingFigures.PANELS) {
-      panels.add(Charts.lines(p.title(), "step", p.metric(), Map.of(p.metric(), training.get(p.metric())),
-          Charts.WIDTH / 2, Charts.HEIGHT * 2 / 3));
+      XYChart panel = Charts.lines(p.title(), "step", p.metric(), Map.of(p.metric(), training.get(p.metric())),
+          Charts.WIDTH / 2, Charts.HEIGHT * 2 / 3);
+      if (last > first && !training.get(p.metric()).isEmpty()) {
+        panel.getStyler().setXAxisMin((double) first).setXAxisMax((double) last);
+      }
+      panels.add(panel);
     }
     plots.add(Charts.grid(panels, 4, dir.resolve("training.png")));
     Map<String, TreeMap<Long, Double>> sft = sftLoss(in.metrics());
