@@ -7,6 +7,7 @@ import arbor.jobs.view.ViewPaths;
 import arbor.notebook.Html;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -33,18 +34,24 @@ final class TreeTable {
    */
   static String html(Dataset<Row> eval, String run, Function<String, String> viewerRoot, int n) {
     Dataset<Row> scored = eval.where(col(Eval.REWARD).isNotNull());
-    // Ties broken by query and sample, so a rerun over the same rows lists the same trees.
-    List<Row> best = top(scored, col(Eval.REWARD).desc(), n);
-    List<Row> worst = top(scored, col(Eval.REWARD).asc(), n);
-    if (best.isEmpty()) return "<p>No judged held-out trees yet: run <code>bin/arbor eval --run "
+    long trees = scored.count();
+    if (trees == 0) return "<p>No judged held-out trees yet: run <code>bin/arbor eval --run "
         + Html.escape(run) + "</code>.</p>\n";
+    // Ties broken by query and sample, so a rerun over the same rows lists the same trees.
+    List<Row> best = top(scored, true, n);
+    if (trees <= n) return "<h3>All " + trees + ", best first</h3>\n" + table(best, run, viewerRoot);
+    // The worst table never repeats a tree of the best one.
+    List<Row> worst = top(scored, false, (int) Math.min(n, trees - n));
     return "<h3>Best " + best.size() + "</h3>\n" + table(best, run, viewerRoot)
         + "<h3>Worst " + worst.size() + "</h3>\n" + table(worst, run, viewerRoot);
   }
 
-  private static List<Row> top(Dataset<Row> scored, Column order, int n) {
-    return scored.orderBy(order, col(Cols.QUERY_ID).asc(), col(Cols.SAMPLE).asc(), col(Cols.STEP).asc())
-        .select(java.util.Arrays.stream(COLUMNS).map(c -> col(c)).toArray(Column[]::new)).limit(n).collectAsList();
+  /** The first {@code n} trees best first ({@code best}) or exactly the reverse order, so the two never meet. */
+  private static List<Row> top(Dataset<Row> scored, boolean best, int n) {
+    Column[] order = Arrays.stream(new String[] {Eval.REWARD, Eval.POLICY, Eval.SPLIT, Cols.STEP, Cols.QUERY_ID,
+        Cols.SAMPLE}).map(c -> c.equals(Eval.REWARD) == best ? col(c).desc() : col(c).asc()).toArray(Column[]::new);
+    return scored.orderBy(order)
+        .select(Arrays.stream(COLUMNS).map(c -> col(c)).toArray(Column[]::new)).limit(n).collectAsList();
   }
 
   private static String table(List<Row> rows, String run, Function<String, String> viewerRoot) {

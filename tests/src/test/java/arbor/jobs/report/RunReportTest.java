@@ -138,9 +138,16 @@ class RunReportTest {
     assertTrue(html.contains("<img src=\"training.png\""), html);
     assertTrue(html.contains("<img src=\"sft_loss.png\""), html);
     // The best and worst trees, each linked to its tree in the eval run's viewer.
-    assertTrue(html.contains("<h3>Best 10</h3>") && html.contains("<h3>Worst 10</h3>"), html);
+    // Sixteen judged trees: the ten best, and the six worst that are not among them.
+    assertTrue(html.contains("<h3>Best 10</h3>") && html.contains("<h3>Worst 6</h3>"), html);
     assertTrue(html.contains("href=\"../run-eval-djl-validation/view/step-3/q0.html#tree-0\""), html);
     assertTrue(html.contains("href=\"../run-eval-djl-validation/view/step-3/q2.html#tree-0\""), html);
+    for (String q : List.of("q0", "q1", "q2", "q3")) {
+      for (int sample = 0; sample < 2; sample++) {
+        String link = "/view/step-0/" + q + ".html#tree-" + sample + "\"";
+        assertEquals(1, html.split(java.util.regex.Pattern.quote(link), -1).length - 1, link + " listed once: " + html);
+      }
+    }
     // The per-tier table at the last step.
     assertTrue(html.contains("<td>djl</td><td>validation</td><td>3</td><td>singleton</td><td>4</td><td>1.000</td>"), html);
   }
