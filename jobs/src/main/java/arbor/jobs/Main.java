@@ -36,6 +36,7 @@ public final class Main {
     jobs.put("sft", new arbor.jobs.sft.SftJob());
     jobs.put("eval", new arbor.jobs.eval.EvalJob());
     jobs.put("view", new arbor.jobs.view.ViewJob());
+    jobs.put("report", new arbor.jobs.report.ReportJob());
     return jobs;
   }
 

@@ -62,7 +62,12 @@ public final class Evaluate {
 
   /** The run id the evaluation's rollout and reward rows are written under. */
   public String evalRunId(String runId, String split) {
-    return runId + "-eval-" + config.rollouts().policy().key() + "-" + split;
+    return evalRunId(runId, config.rollouts().policy().key(), split);
+  }
+
+  /** The run id of the evaluation of {@code policy} (its key) on {@code split} of run {@code runId}. */
+  public static String evalRunId(String runId, String policy, String split) {
+    return runId + "-eval-" + policy + "-" + split;
   }
 
   /** The seed key of every evaluation on {@code split}: independent of the run, step and policy. */

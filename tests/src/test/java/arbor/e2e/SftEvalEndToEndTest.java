@@ -154,10 +154,19 @@ class SftEvalEndToEndTest {
       assertEquals("validation", r.getAs(Eval.SPLIT));
       assertTrue(r.<Integer>getAs(Eval.NODES) >= 1);
     }
-    for (String f : List.of("report.md", "reward.png", "kl.png", "tree_shape.png")) {
+    for (String f : List.of("report.html", "reward.png", "training.png")) {
       assertTrue(Files.size(report.resolve(f)) > 0, f);
     }
-    assertTrue(Files.readString(report.resolve("report.md")).contains("| scripted | validation |"));
+    String page = Files.readString(report.resolve("report.html"));
+    assertTrue(page.contains("<td>scripted</td><td>validation</td>"), page);
+    assertTrue(page.contains("r2-eval-scripted-validation/view/step-0/"), page);
+    // `arbor report` regenerates the very report eval wrote, from the warehouse alone.
+    Path again = root.resolve("report-again");
+    TestEnv.Run rerun = TestEnv.run(args("report", "--run", "r2", "--out", again.toString()));
+    assertEquals(0, rerun.code(), rerun.out() + rerun.err());
+    assertEquals(page, Files.readString(again.resolve("report.html")));
+    TestEnv.Run none = TestEnv.run(args("report", "--run", "no-such-run"));
+    assertEquals(2, none.code(), none.out() + none.err());
   }
 
   /**
@@ -320,7 +329,7 @@ class SftEvalEndToEndTest {
     assertTrue(good.<Long>getAs(Eval.LATENCY_MS) > 0 && good.<Long>getAs(Eval.GEN_TOKENS) > 0, good.toString());
     Row failed = rows.get("validation-q3");
     assertEquals(arbor.tables.Rewards.INFRA_FAILURE, failed.getAs(Eval.STATUS), failed.toString());
-    assertTrue(Files.readString(report.resolve("report.md")).contains("| openai | validation |"));
+    assertTrue(Files.readString(report.resolve("report.html")).contains("<td>openai</td><td>validation</td>"));
   }
 
   /**

@@ -89,7 +89,7 @@ public final class DemoJob implements Job {
         WHERE run_id = '%s' AND name IN ('judge.reward_mean', 'learner.kl', 'learner.clip_fraction',
           'rollouts.children_per_root', 'learner.loss')
         ORDER BY step, name""".formatted(RUN)), 60));
-    context.out().printf("demo: done in %.0f s; the report is %s/report.md; explore with bin/arbor sql \"SELECT * FROM metrics\"%n",
+    context.out().printf("demo: done in %.0f s; the report is %s/report.html; explore with bin/arbor sql \"SELECT * FROM metrics\"%n",
         (System.nanoTime() - start) / 1e9, report);
     return 0;
   }

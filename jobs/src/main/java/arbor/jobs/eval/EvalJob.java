@@ -12,6 +12,9 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
+import arbor.jobs.report.ReportInputs;
+import arbor.jobs.report.ReportJob;
+import arbor.jobs.report.RunReport;
 import arbor.rlm.policy.PolicyKind;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
@@ -26,7 +29,7 @@ import org.apache.spark.sql.Row;
 /**
  * {@code arbor eval --run RUN [--step N|latest] [--policy P] [--split S] [--report DIR]}: one
  * policy on the validation or test split in the training harness ({@link Evaluate}), a summary
- * on the console and the report folder ({@link EvalReport}).
+ * on the console and the run's report ({@link RunReport}, as {@code arbor report} writes it).
  */
 public final class EvalJob implements Job {
 
@@ -61,7 +64,7 @@ public final class EvalJob implements Job {
     } catch (IllegalArgumentException e) {
       throw new UsageError("eval: --policy: " + e.getMessage());
     }
-    Path report = Path.of(args.value("report").orElse("reports/" + run));
+    Path report = args.value("report").map(Path::of).orElse(ReportJob.defaultDir(run));
     ArborConfig base = context.config();
     RolloutSettings r = base.rollouts();
     ArborConfig config = base.withRollouts(new RolloutSettings(policy, r.samples(), r.treesPerTask(),
@@ -85,11 +88,9 @@ public final class EvalJob implements Job {
         num(s, 1), num(s, 2), s.getDouble(3) / 1000, s.getDouble(4));
     out.printf(Locale.ROOT, "eval: tree shape: %.2f children per root, %.2f nodes, depth %.2f%n",
         s.getDouble(5), s.getDouble(6), s.getDouble(7));
-    Dataset<Row> metrics = w.exists(Table.METRICS) ? w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(run))
-        : context.spark().createDataFrame(java.util.List.of(), arbor.tables.Metrics.SCHEMA);
-    EvalReport.Written rep = new EvalReport(EvalReport.MetricNames.DEFAULT)
-        .write(metrics, w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run)), report, "Evaluation of run " + run);
-    out.println("eval: report " + rep.markdown().toAbsolutePath());
+    // The run's one report, as `arbor report` writes it, now with this evaluation in it.
+    RunReport.Written rep = new RunReport().write(ReportInputs.read(w, run), run, report);
+    out.println("eval: report " + rep.page().toAbsolutePath());
     return 0;
   }
 

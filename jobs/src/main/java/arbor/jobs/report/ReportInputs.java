@@ -1,0 +1,46 @@
+package arbor.jobs.report;
+
+import static org.apache.spark.sql.functions.col;
+
+import arbor.synthesis.Queries;
+import arbor.tables.Cols;
+import arbor.tables.Eval;
+import arbor.tables.Metrics;
+import arbor.warehouse.Table;
+import arbor.warehouse.Warehouse;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * The warehouse rows one run's report is drawn from. {@code metrics} and {@code eval} are never
+ * null (empty when the table is missing); the others are null when their table is missing.
+ *
+ * @param metrics {@code metrics} rows of the training run (sft's included)
+ * @param rewards {@code rewards} rows of the training run
+ * @param nodes {@code rollout_nodes} rows of the training run
+ * @param eval {@code eval} rows filed under the run (every policy, split and evaluated step)
+ * @param queryGroups (query_id, group_id) of every query: the paper group each was made from
+ */
+public record ReportInputs(Dataset<Row> metrics, Dataset<Row> rewards, Dataset<Row> nodes, Dataset<Row> eval,
+    Dataset<Row> queryGroups) {
+
+  public static ReportInputs read(Warehouse w, String run) {
+    var spark = org.apache.spark.sql.SparkSession.active();
+    return new ReportInputs(
+        w.exists(Table.METRICS) ? ofRun(w, Table.METRICS, run) : spark.createDataFrame(List.of(), Metrics.SCHEMA),
+        w.exists(Table.REWARDS) ? ofRun(w, Table.REWARDS, run) : null,
+        w.exists(Table.ROLLOUT_NODES) ? ofRun(w, Table.ROLLOUT_NODES, run) : null,
+        w.exists(Table.EVAL) ? ofRun(w, Table.EVAL, run) : spark.createDataFrame(List.of(), Eval.SCHEMA),
+        w.exists(Table.QUERIES) ? w.read(Table.QUERIES).select(Queries.QUERY_ID, Queries.GROUP_ID) : null);
+  }
+
+  private static Dataset<Row> ofRun(Warehouse w, Table t, String run) {
+    return w.read(t).where(col(Cols.RUN_ID).equalTo(run));
+  }
+
+  /** Whether there is anything to report: training metrics or evaluated trees. */
+  public boolean isEmpty() {
+    return metrics.isEmpty() && eval.isEmpty();
+  }
+}
