@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.stats.GroupBootstrap;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -115,32 +116,10 @@ record PairedComparison(int resamples, int signDraws, long seed) {
       sums[k] = g[0];
       sizes[k++] = (int) g[1];
     }
-    double[] interval = bootstrap(sums, sizes);
+    double[] interval = new GroupBootstrap(resamples, seed).percentile(sums, sizes);
     SignTest test = signFlip(sums);
     return new Result(total / n, interval[0], interval[1], test.p, test.exact, test.patterns, n, groups,
         test.groups, wins, ties, losses);
-  }
-
-  /** The percentile interval of the resampled query-weighted mean, groups drawn with replacement. */
-  private double[] bootstrap(double[] sums, int[] sizes) {
-    int g = sums.length;
-    SplittableRandom rng = new SplittableRandom(seed);
-    double[] means = new double[resamples];
-    for (int r = 0; r < resamples; r++) {
-      double s = 0;
-      long count = 0;
-      for (int j = 0; j < g; j++) {
-        int pick = rng.nextInt(g);
-        s += sums[pick];
-        count += sizes[pick];
-      }
-      means[r] = s / count;
-    }
-    Arrays.sort(means);
-    // The 2.5% and 97.5% order statistics: the interval leaves 2.5% of the resamples on each side.
-    int lo = (int) Math.floor(0.025 * resamples);
-    int hi = Math.max(lo, (int) Math.ceil(0.975 * resamples) - 1);
-    return new double[] {means[lo], means[hi]};
   }
 
   private record SignTest(double p, boolean exact, long patterns, int groups) {}

@@ -1,5 +1,6 @@
 package arbor.jobs.report;
 
+import arbor.jobs.stats.GroupBootstrap;
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;

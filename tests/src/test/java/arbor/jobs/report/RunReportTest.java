@@ -1,5 +1,6 @@
 package arbor.jobs.report;
 
+import arbor.jobs.stats.GroupBootstrap;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

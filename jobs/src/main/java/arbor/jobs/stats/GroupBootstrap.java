@@ -1,4 +1,4 @@
-package arbor.jobs.report;
+package arbor.jobs.stats;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -14,21 +14,21 @@ import java.util.SplittableRandom;
  * @param resamples bootstrap resamples (2,000 is enough for a plot's interval)
  * @param seed the same seed and scores give the same interval, so the report is reproducible
  */
-record GroupBootstrap(int resamples, long seed) {
+public record GroupBootstrap(int resamples, long seed) {
 
   /** The mean over queries and its interval; {@code groups} is how many paper groups it rests on. */
-  record Interval(double mean, double low, double high, int queries, int groups) {}
+  public record Interval(double mean, double low, double high, int queries, int groups) {}
 
-  GroupBootstrap {
+  public GroupBootstrap {
     if (resamples < 1) throw new IllegalArgumentException("bootstrap: resamples must be >= 1, got " + resamples);
   }
 
-  static GroupBootstrap standard() {
+  public static GroupBootstrap standard() {
     return new GroupBootstrap(2_000, 17L);
   }
 
   /** {@code score[i]} is query i's score, {@code group[i]} the paper group it was made from. */
-  Interval of(String[] group, double[] score) {
+  public Interval of(String[] group, double[] score) {
     if (group.length != score.length) {
       throw new IllegalArgumentException("bootstrap: " + group.length + " groups for " + score.length + " scores");
     }
@@ -42,23 +42,40 @@ record GroupBootstrap(int resamples, long seed) {
       g[1]++;
       total += score[i];
     }
-    double[][] groups = byGroup.values().toArray(new double[0][]);
+    double[] sums = new double[byGroup.size()];
+    int[] sizes = new int[byGroup.size()];
+    int k = 0;
+    for (double[] g : byGroup.values()) {
+      sums[k] = g[0];
+      sizes[k++] = (int) g[1];
+    }
+    double[] interval = percentile(sums, sizes);
+    return new Interval(total / score.length, interval[0], interval[1], score.length, sums.length);
+  }
+
+  /**
+   * The 95% percentile interval of the query-weighted mean, groups drawn with replacement:
+   * group j holds {@code sizes[j]} queries whose scores sum to {@code sums[j]}. A group of ten
+   * queries counts ten times, as in the point estimate.
+   */
+  public double[] percentile(double[] sums, int[] sizes) {
+    int g = sums.length;
     SplittableRandom rng = new SplittableRandom(seed);
     double[] means = new double[resamples];
     for (int r = 0; r < resamples; r++) {
-      double sum = 0;
-      double count = 0;
-      for (int j = 0; j < groups.length; j++) {
-        double[] pick = groups[rng.nextInt(groups.length)];
-        sum += pick[0];
-        count += pick[1];
+      double s = 0;
+      long count = 0;
+      for (int j = 0; j < g; j++) {
+        int pick = rng.nextInt(g);
+        s += sums[pick];
+        count += sizes[pick];
       }
-      // Query-weighted, like the point estimate: a group of ten queries counts ten times.
-      means[r] = sum / count;
+      means[r] = s / count;
     }
     Arrays.sort(means);
+    // The 2.5% and 97.5% order statistics: the interval leaves 2.5% of the resamples on each side.
     int lo = (int) Math.floor(0.025 * resamples);
     int hi = Math.max(lo, (int) Math.ceil(0.975 * resamples) - 1);
-    return new Interval(total / score.length, means[lo], means[hi], score.length, groups.length);
+    return new double[] {means[lo], means[hi]};
   }
 }
