@@ -160,6 +160,10 @@ class SftEvalEndToEndTest {
     String page = Files.readString(report.resolve("report.html"));
     assertTrue(page.contains("<td>scripted</td><td>validation</td>"), page);
     assertTrue(page.contains("r2-eval-scripted-validation/view/step-0/"), page);
+    // Eval wrote the eval run's viewer beside the report: the tree links open.
+    Matcher link = Pattern.compile("href=\"([^\"#]*r2-eval-scripted-validation/view/[^\"#]*)#tree-").matcher(page);
+    assertTrue(link.find(), page);
+    assertTrue(Files.isRegularFile(report.resolve(link.group(1))), link.group(1));
     // `arbor report` regenerates the very report eval wrote, from the warehouse alone.
     Path again = root.resolve("report-again");
     TestEnv.Run rerun = TestEnv.run(args("report", "--run", "r2", "--out", again.toString()));

@@ -12,9 +12,7 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
-import arbor.jobs.report.ReportInputs;
 import arbor.jobs.report.ReportJob;
-import arbor.jobs.report.RunReport;
 import arbor.rlm.policy.PolicyKind;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
@@ -29,7 +27,7 @@ import org.apache.spark.sql.Row;
 /**
  * {@code arbor eval --run RUN [--step N|latest] [--policy P] [--split S] [--report DIR]}: one
  * policy on the validation or test split in the training harness ({@link Evaluate}), a summary
- * on the console and the run's report ({@link RunReport}, as {@code arbor report} writes it).
+ * on the console and the run's report (as {@code arbor report} writes it).
  */
 public final class EvalJob implements Job {
 
@@ -89,8 +87,7 @@ public final class EvalJob implements Job {
     out.printf(Locale.ROOT, "eval: tree shape: %.2f children per root, %.2f nodes, depth %.2f%n",
         s.getDouble(5), s.getDouble(6), s.getDouble(7));
     // The run's one report, as `arbor report` writes it, now with this evaluation in it.
-    RunReport.Written rep = new RunReport().write(ReportInputs.read(w, run), run, report);
-    out.println("eval: report " + rep.page().toAbsolutePath());
+    out.println("eval: report " + ReportJob.write(w, run, report, out).toAbsolutePath());
     return 0;
   }
 

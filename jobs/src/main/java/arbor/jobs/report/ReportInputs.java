@@ -2,6 +2,7 @@ package arbor.jobs.report;
 
 import static org.apache.spark.sql.functions.col;
 
+import arbor.eval.Evaluate;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
@@ -37,6 +38,12 @@ public record ReportInputs(Dataset<Row> metrics, Dataset<Row> rewards, Dataset<R
 
   private static Dataset<Row> ofRun(Warehouse w, Table t, String run) {
     return w.read(t).where(col(Cols.RUN_ID).equalTo(run));
+  }
+
+  /** The eval runs whose trees the report links to: one per evaluated policy and split. */
+  public List<String> evalRuns(String run) {
+    return eval.select(Eval.POLICY, Eval.SPLIT).distinct().orderBy(Eval.POLICY, Eval.SPLIT).collectAsList().stream()
+        .map(r -> Evaluate.evalRunId(run, r.getString(0), r.getString(1))).toList();
   }
 
   /** Whether there is anything to report: training metrics or evaluated trees. */

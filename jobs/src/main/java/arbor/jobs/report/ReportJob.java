@@ -4,7 +4,10 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
+import arbor.jobs.view.ViewJob;
 import arbor.warehouse.Warehouse;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -24,8 +27,8 @@ public final class ReportJob implements Job {
     return """
         usage: arbor report --run RUN [--out DIR]
           --run   the training run (its eval runs, RUN-eval-POLICY-SPLIT, are read with it)
-          --out   the report's folder (default reports/RUN; the trees link to the viewer
-                  folders beside it, reports/RUN-eval-POLICY-SPLIT/view)""";
+          --out   the report's folder (default reports/RUN); the viewer of each eval run is
+                  written beside it (reports/RUN-eval-POLICY-SPLIT/view), and the trees link there""";
   }
 
   /** The report's default folder: the rollout viewer's parent, so their links meet. */
@@ -38,14 +41,25 @@ public final class ReportJob implements Job {
     Args args = Args.parse("report", context.args(), Set.of(), Set.of("run", "out"));
     String run = args.value("run").orElseThrow(() -> new UsageError("report: give the run: --run RUN"));
     Path out = args.value("out").map(Path::of).orElse(defaultDir(run));
-    Warehouse w = context.warehouse();
+    Path page = write(context.warehouse(), run, out, context.out());
+    context.out().println("report: " + page.toAbsolutePath());
+    return 0;
+  }
+
+  /**
+   * Writes the report of {@code run} into {@code dir}, and the rollout viewer of each eval run it
+   * links to ({@link RunReport#viewerDir}), so that every tree link opens; returns the page.
+   */
+  public static Path write(Warehouse w, String run, Path dir, PrintStream console) throws IOException {
     ReportInputs in = ReportInputs.read(w, run);
     if (in.isEmpty()) {
       throw new UsageError("report: run '" + run + "' has no metrics and no eval rows in " + w.root()
           + "; train, sft or eval it first");
     }
-    RunReport.Written written = new RunReport().write(in, run, out);
-    context.out().println("report: " + written.page().toAbsolutePath());
-    return 0;
+    Path page = new RunReport().write(in, run, dir).page();
+    for (String evalRun : in.evalRuns(run)) {
+      ViewJob.write(w, evalRun, null, RunReport.viewerDir(dir, evalRun), console);
+    }
+    return page;
   }
 }

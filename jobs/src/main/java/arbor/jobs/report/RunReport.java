@@ -6,7 +6,6 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.max;
 
-import arbor.jobs.view.ViewPaths;
 import arbor.notebook.Html;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
@@ -62,8 +61,16 @@ public final class RunReport {
   }
 
   /** Writes the report of {@code run} into {@code dir}, linking trees to the viewers' default folders. */
+  /**
+   * Where an eval run's viewer goes: beside the report's folder, so that for the default folders
+   * (reports/RUN) it is the viewer's own default, reports/RUN-eval-POLICY-SPLIT/view.
+   */
+  public static Path viewerDir(Path reportDir, String evalRun) {
+    return reportDir.toAbsolutePath().resolveSibling(evalRun).resolve("view");
+  }
+
   public Written write(ReportInputs in, String run, Path dir) throws IOException {
-    return write(in, run, dir, evalRun -> relativeHref(dir, ViewPaths.defaultDir(evalRun)));
+    return write(in, run, dir, evalRun -> relativeHref(dir, viewerDir(dir, evalRun)));
   }
 
   /**
@@ -108,8 +115,8 @@ public final class RunReport {
           + "<img src=\"sft_loss.png\" alt=\"sft loss\">\n");
     }
     body.append("<h2>Per tier, at each version's last step</h2>\n").append(tierTable(in.eval()));
-    body.append("<h2>Held-out trees</h2>\n<p>The links open the rollout viewer of the eval run; write it with"
-        + " <code>bin/arbor view --run " + Html.escape(run) + "-eval-POLICY-SPLIT</code>.</p>\n");
+    body.append("<h2>Held-out trees</h2>\n<p>The links open the rollout viewer of the eval run"
+        + " (<code>bin/arbor report</code> and <code>eval</code> write it beside the report).</p>\n");
     body.append(TreeTable.html(in.eval(), run, viewerRoot, TREES));
     Path page = dir.resolve("report.html");
     Files.writeString(page, page("Report of run " + run, body.toString()));

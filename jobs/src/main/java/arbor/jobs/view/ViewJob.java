@@ -10,6 +10,7 @@ import arbor.jobs.UsageError;
 import arbor.tables.Cols;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -43,21 +44,30 @@ public final class ViewJob implements Job {
     Args args = Args.parse("view", context.args(), Set.of(), Set.of("run", "step", "out"));
     String run = args.value("run").orElseThrow(() -> new UsageError("view: give the run: --run RUN"));
     Path out = Path.of(args.value("out").orElse(ViewPaths.defaultDir(run).toString()));
-    Warehouse w = context.warehouse();
+    Long only = args.value("step").map(ViewJob::parseStep).orElse(null);
+    write(context.warehouse(), run, only, out, context.out());
+    return 0;
+  }
+
+  /**
+   * Writes the site of {@code run} (one step when {@code onlyStep} is not null) into {@code out},
+   * a line per step on {@code console}; returns the index page.
+   */
+  public static Path write(Warehouse w, String run, Long onlyStep, Path out, PrintStream console) {
     RunTables tables = new RunTables(w, run);
     List<Long> steps = tables.steps();
     if (steps.isEmpty()) {
       throw new UsageError("view: run '" + run + "' has no rollout trees in " + w.root()
           + " (runs with trees: " + runsWithTrees(w) + ")");
     }
-    if (args.value("step").isPresent()) {
-      long step = parseStep(args.value("step").get());
-      if (!steps.contains(step)) throw new UsageError("view: run '" + run + "' has no trees at step " + step + "; its steps are " + steps);
-      steps = List.of(step);
+    if (onlyStep != null) {
+      if (!steps.contains(onlyStep)) {
+        throw new UsageError("view: run '" + run + "' has no trees at step " + onlyStep + "; its steps are " + steps);
+      }
+      steps = List.of(onlyStep);
     }
     var queries = tables.queries();
     ViewSite site = new ViewSite(out, run, stepsPerQuery(w, run, steps));
-    var console = context.out();
     int files = 0;
     long start = System.nanoTime();
     for (int i = 0; i < steps.size(); i++) {
@@ -67,9 +77,10 @@ public final class ViewJob implements Job {
           s.roots().size(), s.nodes().size(), (System.nanoTime() - start) / 1e9);
     }
     files += site.finish();
+    Path index = out.resolve("index.html");
     console.printf("view: %d pages in %s%n", files, out.toAbsolutePath());
-    console.println("view: open " + out.resolve("index.html").toAbsolutePath());
-    return 0;
+    console.println("view: open " + index.toAbsolutePath());
+    return index;
   }
 
   private static long parseStep(String s) {

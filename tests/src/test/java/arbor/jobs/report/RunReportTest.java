@@ -166,8 +166,10 @@ class RunReportTest {
 
   @Test
   void theDefaultLinksLeadFromTheReportToTheViewerBesideIt() {
-    assertEquals("../run-eval-djl-validation/view/",
-        RunReport.relativeHref(ReportJob.defaultDir("run"), arbor.jobs.view.ViewPaths.defaultDir("run-eval-djl-validation")));
+    Path viewer = RunReport.viewerDir(ReportJob.defaultDir("run"), "run-eval-djl-validation");
+    // For the default folders, where the report puts an eval run's viewer is where `view` would.
+    assertEquals(arbor.jobs.view.ViewPaths.defaultDir("run-eval-djl-validation").toAbsolutePath(), viewer);
+    assertEquals("../run-eval-djl-validation/view/", RunReport.relativeHref(ReportJob.defaultDir("run"), viewer));
   }
 
   @Test
