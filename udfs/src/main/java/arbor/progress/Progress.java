@@ -23,6 +23,8 @@ public final class Progress implements AutoCloseable {
   private final Consumer<String> console;
   private final long start;
   private long lastLine;
+  private String last = "";
+  private long completedAt = -1;
   private boolean finished;
   private Thread thread;
 
@@ -66,17 +68,33 @@ public final class Progress implements AutoCloseable {
   /** Prints a line if {@code everySeconds} have passed since the last one (or the start). */
   public synchronized void poll() {
     long now = clock.getAsLong();
+    ProgressLine l = line(now);  // every poll, so that the moment the work completes is seen within a second
     if (finished || now - lastLine < everyNanos) return;
     lastLine = now;
-    console.accept(line(now).format());
+    print(l);
   }
 
-  /** The report as of now, printed or not. */
-  public ProgressLine line(long now) {
+  /**
+   * The report as of now, printed or not. Once every unit is done the rate stays that of the
+   * work: a phase that goes on writing its results does not show its units slowing down.
+   */
+  public synchronized ProgressLine line(long now) {
     long t = total.getAsLong();
     long d = done.getAsLong();
     // A retried Spark task counts its units again; the phase never does more than its total.
-    return new ProgressLine(label, unit, t > 0 ? Math.min(d, t) : d, t, (now - start) / 1e9);
+    if (t > 0 && d >= t) {
+      d = t;
+      if (completedAt < 0) completedAt = now;
+    }
+    ProgressLine l = new ProgressLine(label, unit, d, t, (now - start) / 1e9);
+    return completedAt < 0 ? l : l.withRateOver((completedAt - start) / 1e9);
+  }
+
+  private void print(ProgressLine l) {
+    String s = l.format();
+    if (s.equals(last)) return;  // the last poll and the end in the same second: one line
+    last = s;
+    console.accept(s);
   }
 
   /** Stops the polling and prints the last line, once. */
@@ -93,7 +111,7 @@ public final class Progress implements AutoCloseable {
     synchronized (this) {
       if (finished) return;
       finished = true;
-      console.accept(line(clock.getAsLong()).format());
+      print(line(clock.getAsLong()));
     }
   }
 }

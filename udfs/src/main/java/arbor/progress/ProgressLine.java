@@ -9,8 +9,20 @@ import java.util.Locale;
  * left assumes it holds.
  *
  * @param total the units the phase will do; 0 or less when unknown (no percentage, no ETA)
+ * @param workSeconds the seconds the units took, for the rate: the elapsed time while they are
+ *     being done, the time the last one took once all are
  */
-public record ProgressLine(String label, String unit, long done, long total, double elapsedSeconds) {
+public record ProgressLine(String label, String unit, long done, long total, double elapsedSeconds,
+    double workSeconds) {
+
+  public ProgressLine(String label, String unit, long done, long total, double elapsedSeconds) {
+    this(label, unit, done, total, elapsedSeconds, elapsedSeconds);
+  }
+
+  /** The same report with the rate taken over {@code seconds}. */
+  public ProgressLine withRateOver(double seconds) {
+    return new ProgressLine(label, unit, done, total, elapsedSeconds, seconds);
+  }
 
   public String format() {
     StringBuilder s = new StringBuilder(label).append(": ");
@@ -20,7 +32,7 @@ public record ProgressLine(String label, String unit, long done, long total, dou
     } else {
       s.append(done).append(' ').append(unit);
     }
-    double rate = elapsedSeconds > 0 ? done / elapsedSeconds : 0;
+    double rate = workSeconds > 0 ? done / workSeconds : 0;
     if (done > 0) s.append(", ").append(rate(rate)).append(' ').append(unit).append("/s");
     if (total > 0 && done < total) {
       s.append(", ETA ").append(done > 0 ? duration((total - done) / rate) : "unknown");

@@ -58,6 +58,25 @@ class ProgressTest {
   }
 
   @Test
+  void theRateStaysThatOfTheWorkOnceAllIsDoneAndTheEndLineIsNotRepeated() {
+    AtomicLong now = new AtomicLong(0);
+    AtomicLong done = new AtomicLong();
+    List<String> lines = new ArrayList<>();
+    Progress p = new Progress("rollouts", "trees", done::get, () -> 4, 5, now::get, lines::add);
+    now.set(2 * SECOND);
+    done.set(4);  // every tree by 2 s (seen by a poll that prints nothing), then the phase writes them until 12 s
+    p.poll();
+    now.set(5 * SECOND);
+    p.poll();
+    now.set(12 * SECOND);
+    p.poll();   // 7 s after the last line: one more
+    p.close();  // in the same second: no second identical line
+    assertEquals(List.of(
+        "rollouts: 4/4 trees (100%), 2.0 trees/s, 5 s elapsed",
+        "rollouts: 4/4 trees (100%), 2.0 trees/s, 12 s elapsed"), lines);
+  }
+
+  @Test
   void tallyCarriesADriverLoopsCount() {
     Tally t = new Tally();
     t.total(100);
