@@ -80,6 +80,13 @@ class MainTest {
   }
 
   @Test
+  void replWithoutItsContextFileSaysSoInOneLine() {
+    assertEquals(2, run("repl", "--question", "q", "--context", "/nonexistent/context.json", "--policy", "scripted"), err());
+    assertTrue(err().startsWith("arbor: repl: missing the --context file at /nonexistent/context.json; give a JSON file"), err());
+    assertEquals(1, err().lines().count(), err());
+  }
+
+  @Test
   void aMissingInputThrownDeepInAJobIsFoundInTheCauses() {
     var missing = new arbor.inputs.MissingInput("table queries", "/wh/queries", "run bin/arbor synthesize first");
     var wrapped = new RuntimeException("stage failed", new IllegalStateException("task failed", missing));
