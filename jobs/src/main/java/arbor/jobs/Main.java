@@ -3,6 +3,7 @@ package arbor.jobs;
 import arbor.conf.ArborConfig;
 import arbor.conf.ConfigError;
 import arbor.conf.ConfigLoader;
+import arbor.inputs.MissingInput;
 import arbor.jobs.bench.BenchJob;
 import arbor.jobs.demo.DemoJob;
 import arbor.jobs.ingest.IngestJob;
@@ -17,7 +18,8 @@ import java.util.Map;
 /**
  * {@code arbor <job> [--conf FILE]... [--set key=value]... [job options]}: the one entry point,
  * for {@code bin/arbor} and for {@code spark-submit --class arbor.jobs.Main arbor-jobs.jar}.
- * Exit codes: 0 done, 1 the job failed, 2 the command line or configuration is wrong.
+ * Exit codes: 0 done, 1 the job failed, 2 the command line or configuration is wrong or an
+ * input is missing ({@link MissingInput}: one line that says which and how to get it).
  */
 public final class Main {
 
@@ -86,6 +88,11 @@ public final class Main {
       err.println("arbor: " + e.getMessage());
       return 2;
     } catch (Exception e) {
+      MissingInput missing = MissingInput.in(e);
+      if (missing != null) {
+        err.println(missing.line(rest.get(0)));
+        return 2;
+      }
       err.println("arbor: the job failed: " + e);
       e.printStackTrace(err);
       return 1;

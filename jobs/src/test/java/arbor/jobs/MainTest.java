@@ -67,4 +67,32 @@ class MainTest {
     assertEquals(2, run("bench", "warp-speed"));
     assertTrue(err().contains("unknown benchmark 'warp-speed'"), err());
   }
+
+  @Test
+  void aBenchWithoutItsDataSetSaysWhichAndHowToGetItInOneLine() {
+    String absent = "/nonexistent/qasper-train";
+    for (String bench : new String[] {"repl", "dataset", "expert"}) {
+      err.reset();
+      assertEquals(2, run("bench", bench, "--qasper", absent), err());
+      assertEquals("arbor: bench " + bench + ": missing the QASPER data set (papers/ and questions_train.json) at " + absent
+          + "; fetch it as shared/data/README.md says, or pass --qasper DIR\n", err().replace("\r\n", "\n"));
+    }
+  }
+
+  @Test
+  void replWithoutItsContextFileSaysSoInOneLine() {
+    assertEquals(2, run("repl", "--question", "q", "--context", "/nonexistent/context.json", "--policy", "scripted"), err());
+    assertTrue(err().startsWith("arbor: repl: missing the --context file at /nonexistent/context.json; give a JSON file"), err());
+    assertEquals(1, err().lines().count(), err());
+  }
+
+  @Test
+  void aMissingInputThrownDeepInAJobIsFoundInTheCauses() {
+    var missing = new arbor.inputs.MissingInput("table queries", "/wh/queries", "run bin/arbor synthesize first");
+    var wrapped = new RuntimeException("stage failed", new IllegalStateException("task failed", missing));
+    assertSame(missing, arbor.inputs.MissingInput.in(wrapped));
+    assertEquals("arbor: train: missing table queries at /wh/queries; run bin/arbor synthesize first",
+        arbor.inputs.MissingInput.in(wrapped).line("train"));
+    assertNull(arbor.inputs.MissingInput.in(new RuntimeException("other")));
+  }
 }

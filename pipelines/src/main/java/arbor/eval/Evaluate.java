@@ -14,7 +14,8 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.policy.holder.CheckpointSource;
-import arbor.rlm.runtime.RunTrees;
+import arbor.progress.Progress;
+import arbor.progress.TaskCount;
 import arbor.rollouts.Rollouts;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
@@ -24,6 +25,7 @@ import arbor.tables.RolloutNodes;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -49,15 +51,22 @@ public final class Evaluate {
   private final ArborConfig config;
   private final CheckpointSource checkpoints;
   private final Map<String, String> env;
+  private final Consumer<String> console;
 
   /**
    * @param checkpoints serves the djl policy's trained versions (null: the base model only)
    * @param env where an endpoint judge finds its key (the judge's {@code api_key_env})
    */
   public Evaluate(ArborConfig config, CheckpointSource checkpoints, Map<String, String> env) {
+    this(config, checkpoints, env, line -> {});
+  }
+
+  /** As above, with the rollouts' progress lines (every {@code train.progress_seconds}) on {@code console}. */
+  public Evaluate(ArborConfig config, CheckpointSource checkpoints, Map<String, String> env, Consumer<String> console) {
     this.config = config;
     this.checkpoints = checkpoints;
     this.env = Map.copyOf(env);
+    this.console = console;
   }
 
   /** The run id the evaluation's rollout and reward rows are written under. */
@@ -93,9 +102,14 @@ public final class Evaluate {
     // The eval run's trees roll out the training run's checkpoints, with seeds of the split's
     // own: every policy and checkpoint meets the same draws for a query and sample (common random
     // numbers), so that differences between them are not differences of luck.
-    Rollouts rollouts = new Rollouts(config, checkpoints, RunTrees.TaskProbe.NONE);
-    rollouts.write(warehouse, evalRun, step, Rollouts.seededAs(
-        rollouts.tasks(queries, groups, papers, evalRun, step, runId, policyVersion), seedKey(split), 0));
+    TaskCount ended = TaskCount.register(queries.sparkSession(), "eval.trees");
+    Rollouts rollouts = new Rollouts(config, checkpoints, ended.trees());
+    long total = queries.count() * config.rollouts().samples();
+    try (var p = Progress.start("eval " + split + " rollouts", "trees", ended::done, () -> total,
+        config.train().progressSeconds(), console)) {
+      rollouts.write(warehouse, evalRun, step, Rollouts.seededAs(
+          rollouts.tasks(queries, groups, papers, evalRun, step, runId, policyVersion), seedKey(split), 0));
+    }
     Dataset<Row> nodes = stepRows(warehouse, Table.ROLLOUT_NODES, evalRun, step).cache();
     Dataset<Row> references = References.of(queries, groups, papers);
     warehouse.replaceStep(Table.REWARDS, evalRun, step,

@@ -19,6 +19,7 @@ import arbor.policy.train.BatchShape;
 import arbor.policy.train.PolicyUpdate;
 import arbor.policy.train.StepStats;
 import arbor.policy.train.TrainSample;
+import arbor.progress.Tally;
 import arbor.tables.Metrics;
 import arbor.tables.Samples;
 import java.sql.Timestamp;
@@ -121,6 +122,11 @@ public final class Learner implements AutoCloseable {
 
   /** One optimizer step over every row of {@code samples} (schema {@link Samples}). */
   public LearnerStepResult step(Dataset<Row> samples, String runId, long step) {
+    return step(samples, runId, step, new Tally());
+  }
+
+  /** As above, counting the response tokens learned from in {@code tokens} (its total: all of them). */
+  public LearnerStepResult step(Dataset<Row> samples, String runId, long step, Tally tokens) {
     requireDriver("Learner.step");
     List<String> missing = COLUMNS.stream()
         .filter(c -> !Arrays.asList(samples.columns()).contains(c)).toList();
@@ -129,6 +135,7 @@ public final class Learner implements AutoCloseable {
           + " lack column(s) " + missing + "; expected the samples table's schema");
     }
     BatchShape shape = totals(samples);
+    tokens.total(shape.tokens());
     Column length = size(col(PROMPT_IDS)).plus(size(col(RESPONSE_IDS)));
     Iterator<Row> rows = samples.select(COLUMNS.stream().map(c -> col(c)).toArray(Column[]::new))
         .orderBy(length.desc(), col(NODE_ID), col(TURN))
@@ -141,7 +148,9 @@ public final class Learner implements AutoCloseable {
 
       @Override
       public TrainSample next() {
-        return sample(rows.next());
+        TrainSample s = sample(rows.next());
+        tokens.add(s.responseIds().length);
+        return s;
       }
     });
     return new LearnerStepResult(stats, metrics(samples.sparkSession(), runId, step, stats));

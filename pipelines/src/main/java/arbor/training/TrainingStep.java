@@ -14,10 +14,13 @@ import arbor.metrics.StepMetrics;
 import arbor.policy.checkpoint.AdamWStates;
 import arbor.policy.holder.CheckpointSource;
 import arbor.policy.model.PolicyModel;
-import arbor.rlm.runtime.RunTrees;
+import arbor.progress.Progress;
+import arbor.progress.Tally;
+import arbor.progress.TaskCount;
 import arbor.rollouts.Rollouts;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
+import arbor.tables.RolloutNodes;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.sql.Timestamp;
@@ -26,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -49,7 +53,7 @@ public final class TrainingStep {
   private final Learner learner;
   private final PolicyModel policy;
   private final String runId;
-  private final Rollouts rollouts;
+  private final CheckpointSource executors;
   private final Judge judge;
   private final Advantages advantages;
   private final Consumer<String> console;
@@ -74,7 +78,7 @@ public final class TrainingStep {
     this.policy = policy;
     this.runId = runId;
     this.console = console;
-    this.rollouts = new Rollouts(config, executors, RunTrees.TaskProbe.NONE);
+    this.executors = executors;
     this.judge = new Judge(JudgeSpec.resolve(config.judge(), env));
     this.advantages = new Advantages(config.advantages(), config.rlm().maxDepth());
   }
@@ -89,21 +93,36 @@ public final class TrainingStep {
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
     Dataset<Row> references = References.of(queries, groups, papers).cache();
     try {
+      String phase = "step " + (step + 1) + " ";
       timed(seconds, "rollouts", () -> {
-        try (var p = new StageProgress(queries.sparkSession(), "step " + (step + 1) + " rollouts", config.train().progressSeconds(), console)) {
+        TaskCount trees = TaskCount.register(queries.sparkSession(), "rollouts.trees");
+        Rollouts rollouts = new Rollouts(config, executors, trees.trees());
+        long total = queries.count() * config.rollouts().samples();
+        try (var p = progress(phase + "rollouts", "trees", trees::done, () -> total)) {
           rollouts.write(warehouse, runId, step, Rollouts.seededAs(
               rollouts.tasks(queries, groups, papers, runId, step, runId, version), seedKey, step));
         }
       });
       Dataset<Row> nodes = stepRows(Table.ROLLOUT_NODES, step).cache();
       Dataset<Row> turns = stepRows(Table.ROLLOUT_TURNS, step);
-      timed(seconds, "judge", () -> warehouse.replaceStep(Table.REWARDS, runId, step, judge.transform(nodes, references)));
+      timed(seconds, "judge", () -> {
+        TaskCount judged = TaskCount.register(queries.sparkSession(), "judge.trees");
+        long roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull()).count();
+        try (var p = progress(phase + "judge", "trees", judged::done, () -> roots)) {
+          warehouse.replaceStep(Table.REWARDS, runId, step, judged.counting(judge.transform(nodes, references)));
+        }
+      });
       Dataset<Row> rewards = stepRows(Table.REWARDS, step).cache();
       timed(seconds, "advantages", () -> warehouse.replaceStep(Table.SAMPLES, runId, step,
           advantages.samples(nodes, turns, rewards)));
       LearnerStepResult[] learned = new LearnerStepResult[1];
       // The learner reads the samples back from Delta: a fixed input, read twice.
-      timed(seconds, "learner", () -> learned[0] = learner.step(stepRows(Table.SAMPLES, step), runId, step));
+      timed(seconds, "learner", () -> {
+        Tally tokens = new Tally();
+        try (var p = progress(phase + "learner", "tokens", tokens::done, tokens::total)) {
+          learned[0] = learner.step(stepRows(Table.SAMPLES, step), runId, step, tokens);
+        }
+      });
       // A few dozen rows from a plan of many small aggregations: computed once, on the driver,
       // then written from there and read for the console (not recomputed for each).
       List<Row> metrics = new ArrayList<>();
@@ -139,6 +158,10 @@ public final class TrainingStep {
         r.figure("learner.clip_fraction"), r.figure("rollouts.children_per_root")));
     r.seconds().forEach((phase, sec) -> s.append(String.format(" %s %.1fs", phase, sec)));
     return s.toString();
+  }
+
+  private Progress progress(String label, String unit, LongSupplier done, LongSupplier total) {
+    return Progress.start(label, unit, done, total, config.train().progressSeconds(), console);
   }
 
   private Dataset<Row> stepRows(Table table, long step) {

@@ -27,4 +27,15 @@ public enum Table {
     this.tableName = tableName;
     this.keys = List.of(keys);
   }
+
+  /** The command that first writes the table: what a job that finds it missing tells the user to run. */
+  public String writtenBy() {
+    return switch (this) {
+      case PAPERS, INGEST_ERRORS, SOURCE_QUESTIONS -> "bin/arbor ingest --papers PATH (after bin/arbor setup, or bin/arbor demo)";
+      case PAPER_EMBEDDINGS, PAPER_GROUPS, QUERIES, SYNTHESIS_ERRORS -> "bin/arbor synthesize (after ingest)";
+      case REFRESH_RUNS -> "bin/arbor refresh";
+      case ROLLOUT_NODES, ROLLOUT_TURNS, REWARDS, SAMPLES, METRICS, CHECKPOINTS -> "bin/arbor train (or sft)";
+      case EVAL -> "bin/arbor eval";
+    };
+  }
 }

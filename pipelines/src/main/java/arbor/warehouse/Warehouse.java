@@ -1,5 +1,6 @@
 package arbor.warehouse;
 
+import arbor.inputs.MissingInput;
 import io.delta.tables.DeltaTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,8 +60,7 @@ public final class Warehouse {
 
   public Dataset<Row> read(Table table) {
     if (!exists(table)) {
-      throw new IllegalStateException("table '" + table.tableName + "' does not exist yet at "
-          + path(table) + "; run the job that writes it first (papers: bin/arbor ingest)");
+      throw new MissingInput("table " + table.tableName, path(table), "run " + table.writtenBy() + " first");
     }
     return spark.read().format("delta").load(path(table));
   }

@@ -10,7 +10,7 @@ import java.io.Serializable;
  *     {@code rollouts.samples} times; the split is cycled through in a per-run hash order
  * @param evalEvery evaluate every this many steps (0: never); the evaluation itself is wired
  *     by the {@code eval} stage
- * @param progressSeconds how often the console reports the rollout stage's finished tasks
+ * @param progressSeconds how often a long phase prints its progress line (arbor.progress.Progress)
  * @param seed what orders the train split and seeds the step's trees; empty: the run id. Runs
  *     given one seed take the same queries at each step and draw the same tree seeds, so that
  *     two objectives can be compared on common random numbers

@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.inputs.MissingInput;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
@@ -52,7 +53,11 @@ public final class BenchJob implements Job {
     if (benchmark == null) throw new UsageError("bench: unknown benchmark '" + name + "'; the benchmarks are " + benchmarks().keySet());
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("bench", name);
-    figures.putAll(benchmark.run(new BenchContext(context, context.args().subList(1, context.args().size()))));
+    try {
+      figures.putAll(benchmark.run(new BenchContext(context, context.args().subList(1, context.args().size()))));
+    } catch (MissingInput e) {
+      throw e.by("bench " + name);
+    }
     context.out().println("BENCH " + new ObjectMapper().writeValueAsString(figures));
     return 0;
   }

@@ -66,7 +66,7 @@ final class DatasetBench implements Benchmark {
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench dataset", ctx.args(), Set.of(), Set.of("qasper", "papers", "offset", "groups", "k", "expert", "examples"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    Path qasper = QasperDir.require(args.value("qasper"));
     int paperCount = Integer.parseInt(args.value("papers").orElse("150"));
     int offset = Integer.parseInt(args.value("offset").orElse("100"));
     int groupCount = Integer.parseInt(args.value("groups").orElse("40"));
@@ -74,11 +74,6 @@ final class DatasetBench implements Benchmark {
     int expertSample = Integer.parseInt(args.value("expert").orElse("24"));
     int examples = Integer.parseInt(args.value("examples").orElse("0"));
     Map<String, Object> figures = new LinkedHashMap<>();
-    if (!Files.isDirectory(qasper.resolve("papers")) || !Files.exists(qasper.resolve("questions_train.json"))) {
-      out.println("bench dataset: skipped: QASPER is not at " + qasper + " (expected papers/ and questions_train.json; --qasper DIR)");
-      figures.put("skipped", "QASPER absent at " + qasper);
-      return figures;
-    }
     ArborConfig c = ctx.config();
     List<GroupContext.Member> papers = papers(qasper, paperCount, offset, c);
     List<GroupContext> groups = groups(papers, groupCount, c);

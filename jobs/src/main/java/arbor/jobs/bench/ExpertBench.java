@@ -28,7 +28,7 @@ final class ExpertBench implements Benchmark {
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench expert", ctx.args(), Set.of(), Set.of("qasper", "questions", "seed", "concurrency"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    Path qasper = QasperDir.require(args.value("qasper"));
     int limit = Integer.parseInt(args.value("questions").orElse("200"));
     long seed = Long.parseLong(args.value("seed").orElse("1"));
     int concurrency = Integer.parseInt(args.value("concurrency").orElse(

@@ -54,7 +54,7 @@ final class JudgeBench implements Benchmark {
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench judge", ctx.args(), Set.of("no-expert"), Set.of("qasper", "questions", "seed"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    Path qasper = QasperDir.require(args.value("qasper"));
     int limit = Integer.parseInt(args.value("questions").orElse("150"));
     long seed = Long.parseLong(args.value("seed").orElse("1"));
     var c = ctx.config();

@@ -2,7 +2,6 @@ package arbor.jobs.bench;
 
 import ai.djl.Device;
 import arbor.jobs.Args;
-import arbor.jobs.UsageError;
 import arbor.jobs.setup.TokenizerFetcher;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
@@ -65,11 +64,7 @@ final class PrefixBench implements Benchmark {
     Args args = Args.parse("bench prefix", ctx.args(), Set.of(), Set.of("qasper", "queries",
         "samples", "papers", "seed", "tokenizer", "new-tokens", "budget-mb", "threads",
         "workload"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
-    if (!Files.isDirectory(qasper.resolve("papers"))) {
-      throw new UsageError("bench prefix: no QASPER folder at " + qasper
-          + " (papers/ and questions_train.json); pass --qasper DIR");
-    }
+    Path qasper = QasperDir.require(args.value("qasper"));
     int queries = Integer.parseInt(args.value("queries").orElse("2"));
     int samples = Integer.parseInt(args.value("samples").orElse("8"));
     int papers = Integer.parseInt(args.value("papers").orElse("3"));

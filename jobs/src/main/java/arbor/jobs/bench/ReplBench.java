@@ -20,7 +20,7 @@ final class ReplBench implements Benchmark {
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench repl", ctx.args(), Set.of(), Set.of("qasper", "papers", "reps", "warmup", "python"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    Path qasper = QasperDir.require(args.value("qasper"));
     int papers = Integer.parseInt(args.value("papers").orElse("10"));
     int reps = Integer.parseInt(args.value("reps").orElse("50"));
     int warmup = Integer.parseInt(args.value("warmup").orElse("50"));

@@ -58,7 +58,7 @@ final class RolloutsBench implements Benchmark {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench rollouts", ctx.args(), Set.of(),
         Set.of("qasper", "queries", "samples", "papers", "policy", "max-new-tokens", "max-turns", "trees-per-task"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    Path qasper = QasperDir.require(args.value("qasper"));
     int queries = Integer.parseInt(args.value("queries").orElse("16"));
     int samples = Integer.parseInt(args.value("samples").orElse("8"));
     int papers = Integer.parseInt(args.value("papers").orElse("5"));
@@ -67,12 +67,6 @@ final class RolloutsBench implements Benchmark {
     int perTask = Integer.parseInt(args.value("trees-per-task").orElse("64"));
     String which = args.value("policy").orElse("both");
     Map<String, Object> figures = new LinkedHashMap<>();
-    if (!Files.isDirectory(qasper.resolve("papers"))) {
-      out.println("bench rollouts: skipped: no QASPER sample at " + qasper.toAbsolutePath()
-          + " (give --qasper DIR: a folder with papers/*.txt and questions)");
-      figures.put("skipped", "no QASPER sample at " + qasper);
-      return figures;
-    }
     SparkSession spark = ctx.spark();
     Inputs in = inputs(spark, TreeLoadBench.queries(qasper, queries, papers, 1));
     Path scratch = Path.of(ctx.config().dataDir(), "tmp", "bench-rollouts").toAbsolutePath();

@@ -27,7 +27,7 @@ final class TreesBench implements Benchmark {
     PrintStream out = ctx.out();
     Args args = Args.parse("bench trees", ctx.args(), Set.of(),
         Set.of("qasper", "queries", "samples", "papers", "workers", "seed", "runaway-every", "alone"));
-    Path qasper = Path.of(args.value("qasper").orElse("../shared/data/qasper-train"));
+    Path qasper = QasperDir.require(args.value("qasper"));
     int queries = Integer.parseInt(args.value("queries").orElse("16"));
     int samples = Integer.parseInt(args.value("samples").orElse("8"));
     int papers = Integer.parseInt(args.value("papers").orElse("5"));

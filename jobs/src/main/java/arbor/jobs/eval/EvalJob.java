@@ -75,8 +75,8 @@ public final class EvalJob implements Job {
     var out = context.out();
     out.printf(Locale.ROOT, "eval: %s at step %d on the %s split of run %s%n", policy.key(), step, split, run);
     // Every version from the run's checkpoints, step 0 (sft's or the base it saved) included.
-    Evaluate.Written written = new Evaluate(config, new arbor.policy.holder.RunCheckpoints(store.source()), System.getenv())
-        .evaluate(w, run, step, version, split);
+    Evaluate.Written written = new Evaluate(config, new arbor.policy.holder.RunCheckpoints(store.source()), System.getenv(),
+        out::println).evaluate(w, run, step, version, split);
     Dataset<Row> rows = w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
         .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split)));
     Row s = rows.agg(count("*"), avg(Eval.REWARD), avg(Eval.SPAN_F1), avg(Eval.LATENCY_MS), avg(Eval.GEN_TOKENS),

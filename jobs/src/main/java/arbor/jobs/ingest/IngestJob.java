@@ -10,6 +10,7 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
+import arbor.progress.Progress;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.io.PrintStream;
@@ -82,8 +83,8 @@ public final class IngestJob implements Job {
     Ingest.Output output = stage.transform(stage.files(spark, listing.files()), hadoopSettings(hadoop), done, withErrors);
     Dataset<Row> parsed = output.parsed().persist(StorageLevel.MEMORY_AND_DISK());
     long parseStart = System.nanoTime();
-    try (Progress progress = new Progress(out, "ingest", listing.files().size(), done::count,
-        () -> withErrors.count() + listing.errors().size())) {
+    try (var progress = Progress.start("ingest", "files", done::count, () -> listing.files().size(),
+        context.config().train().progressSeconds(), out::println)) {
       parsed.count();
     }
     double parseSeconds = (System.nanoTime() - parseStart) / 1e9;

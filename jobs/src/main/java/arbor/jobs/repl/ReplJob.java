@@ -9,6 +9,7 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
+import arbor.inputs.MissingInput;
 import arbor.conf.ArborConfig;
 import arbor.conf.PolicySettings;
 import arbor.conf.RolloutSettings.SandboxMode;
@@ -117,6 +118,10 @@ public final class ReplJob implements Job {
     }
     if (args.value("context").isPresent()) {
       Path file = Path.of(args.value("context").get());
+      if (!Files.isRegularFile(file)) {
+        throw new MissingInput("the --context file", file.toAbsolutePath().normalize(),
+            "give a JSON file holding a string (one paper) or an object of paper id -> text, or --papers PATH...");
+      }
       try {
         return RlmContext.fromJson(new ObjectMapper().readTree(file.toFile()));
       } catch (IllegalArgumentException e) {

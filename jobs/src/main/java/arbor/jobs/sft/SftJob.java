@@ -21,6 +21,9 @@ import arbor.policy.model.PolicyModel;
 import arbor.policy.train.ResponseSample;
 import arbor.policy.train.SftUpdate;
 import arbor.policy.train.TeacherTurns;
+import arbor.progress.Progress;
+import arbor.progress.Tally;
+import arbor.progress.TaskCount;
 import arbor.rlm.policy.ChatMessage;
 import arbor.rlm.policy.PolicyKind;
 import arbor.rollouts.Rollouts;
@@ -96,7 +99,11 @@ public final class SftJob implements Job {
         sft.samples(), teacherRun);
     Dataset<Row> groups = w.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = w.read(Table.PAPERS);
-    new Rollouts(config).runStep(w, queries, groups, papers, teacherRun, 0, 0);
+    TaskCount trees = TaskCount.register(context.spark(), "sft.teacher_trees");
+    try (var p = Progress.start("sft teacher rollouts", "trees", trees::done, () -> n * sft.samples(),
+        base.train().progressSeconds(), out::println)) {
+      new Rollouts(config, null, trees.trees()).runStep(w, queries, groups, papers, teacherRun, 0, 0);
+    }
     Dataset<Row> nodes = stepRows(w, Table.ROLLOUT_NODES, teacherRun).cache();
     Dataset<Row> turns = stepRows(w, Table.ROLLOUT_TURNS, teacherRun);
     w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), System.getenv()))
@@ -164,7 +171,12 @@ public final class SftJob implements Job {
           out.printf(Locale.ROOT, "sft: held-out loss before training %.4f%n", update.loss(heldOut));
         }
         for (int e = 1; e <= sft.epochs(); e++) {
-          SftUpdate.Epoch epoch = update.epoch(samples, sft.seed() * 1_000_003L + e);
+          Tally tokens = new Tally();
+          SftUpdate.Epoch epoch;
+          try (var p = Progress.start("sft epoch " + e + "/" + sft.epochs(), "tokens", tokens::done, tokens::total,
+              base.train().progressSeconds(), out::println)) {
+            epoch = update.epoch(samples, sft.seed() * 1_000_003L + e, tokens);
+          }
           metrics.put("sft.loss.epoch_" + e, epoch.loss());
           metrics.put("sft.loss", epoch.loss());
           metrics.put("sft.tokens", (double) epoch.tokens());

@@ -138,7 +138,7 @@ public final class TrainJob implements Job {
     long t0 = System.nanoTime();
     CheckpointStore store = new CheckpointStore(context.spark(), warehouse, config.checkpoints());
     Evaluate.Written written = new Evaluate(config,
-        new RunCheckpoints(store.source()), System.getenv())
+        new RunCheckpoints(store.source()), System.getenv(), context.out()::println)
         .evaluate(warehouse, runId, policyVersion, policyVersion, "validation");
     context.out().printf(Locale.ROOT, "train: evaluated policy v%d of run %s on the validation split"
         + " (%d trees, %.1f s; rollouts under run %s)%n", policyVersion, runId, written.trees(),

@@ -3,6 +3,7 @@ package arbor.policy.train;
 import ai.djl.ndarray.NDManager;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.TorchScalar;
+import arbor.progress.Tally;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -96,12 +97,17 @@ public final class SftUpdate implements AutoCloseable {
 
   /** One epoch: every sample once, longest first, one optimizer step per micro-batch. */
   public Epoch epoch(List<ResponseSample> samples) {
-    return run(samples, MicroBatches.byCost(samples, budget, cost));
+    return run(samples, MicroBatches.byCost(samples, budget, cost), new Tally());
   }
 
   /** One epoch in an order drawn from {@code seed} (see the class comment). */
   public Epoch epoch(List<ResponseSample> samples, long seed) {
-    return run(samples, shuffled(samples, new Random(seed)));
+    return epoch(samples, seed, new Tally());
+  }
+
+  /** As above, counting the response tokens trained on in {@code tokens} (its total: the epoch's). */
+  public Epoch epoch(List<ResponseSample> samples, long seed, Tally tokens) {
+    return run(samples, shuffled(samples, new Random(seed)), tokens);
   }
 
   /**
@@ -137,10 +143,11 @@ public final class SftUpdate implements AutoCloseable {
     return batches;
   }
 
-  private Epoch run(List<ResponseSample> samples, List<List<Integer>> batches) {
+  private Epoch run(List<ResponseSample> samples, List<List<Integer>> batches, Tally progress) {
     if (samples.isEmpty()) {
       throw new IllegalArgumentException("SFT needs at least one sample; the teacher kept no turn");
     }
+    progress.total(samples.stream().mapToLong(s -> s.responseIds().length).sum());
     long start = System.nanoTime();
     double nll = 0;
     long tokens = 0;
@@ -167,6 +174,7 @@ public final class SftUpdate implements AutoCloseable {
       }
       policy.weightsChanged();
       tokens += n;
+      progress.add(n);
       steps++;
     }
     return new Epoch(nll / tokens, tokens, steps, (System.nanoTime() - start) / 1e9, lr);

@@ -42,11 +42,7 @@ public final class ExpertEvidenceBench {
 
   /** The answerable questions whose paper text is present, shuffled with {@code seed}, at most {@code limit}. */
   public static List<QasperQuestion> sample(Path qasperDir, int limit, long seed) throws IOException {
-    Path file = qasperDir.resolve("questions_train.json");
-    if (!Files.exists(file)) {
-      throw new IOException("QASPER is not at " + qasperDir + " (expected questions_train.json and papers/);"
-          + " see shared/data/README.md");
-    }
+    Path file = arbor.jobs.bench.QasperDir.require(qasperDir).resolve("questions_train.json");
     List<QasperQuestion> all = new ArrayList<>(QasperQuestion.readAnswerable(file));
     all.removeIf(q -> !Files.exists(qasperDir.resolve("papers").resolve(q.paperId() + ".txt")));
     Collections.shuffle(all, new Random(seed));
