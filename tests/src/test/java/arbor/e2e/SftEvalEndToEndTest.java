@@ -342,7 +342,7 @@ class SftEvalEndToEndTest {
    */
   @Test
   void theViewerShowsTheScriptedExpertsTreesWithTheirCodeAndChildren() throws Exception {
-    TestEnv.Run eval = TestEnv.run(args("eval", "--run", "v", "--policy", "scripted"));
+    TestEnv.Run eval = TestEnv.run(args("eval", "--run", "v", "--policy", "scripted", "--report", root.resolve("report-v").toString()));
     assertEquals(0, eval.code(), eval.out() + eval.err());
     Path site = root.resolve("view-scripted");
     TestEnv.Run view = TestEnv.run(args("view", "--run", "v-eval-scripted-validation", "--out", site.toString()));
