@@ -101,7 +101,8 @@ class ClusterEndToEndTest {
     Process driver = driver(log, JAR.toString(), "arbor.jobs.Main", "ingest", "--conf", cluster.resolve("cluster.conf").toString(),
         // relative on purpose: only the driver's working folder resolves them
         "--set", "warehouse=warehouse", "--set", "data_dir=data", "--set", "ingest.files_per_task=1",
-        "--papers", "corpus");
+        // A progress line a second: the kill waits for one that shows parsing under way.
+        "--set", "train.progress_seconds=1", "--papers", "corpus");
     try {
       // Kill worker 1 while the executors parse: some papers are done, not all, and worker 1's
       // executor has run tasks (so it holds work in flight or finished output to lose).
