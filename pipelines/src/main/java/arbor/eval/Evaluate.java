@@ -14,8 +14,6 @@ import arbor.judge.Judge;
 import arbor.judge.JudgeSpec;
 import arbor.judge.References;
 import arbor.policy.holder.CheckpointSource;
-import arbor.progress.Progress;
-import arbor.progress.TaskCount;
 import arbor.rollouts.Rollouts;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
@@ -102,14 +100,9 @@ public final class Evaluate {
     // The eval run's trees roll out the training run's checkpoints, with seeds of the split's
     // own: every policy and checkpoint meets the same draws for a query and sample (common random
     // numbers), so that differences between them are not differences of luck.
-    TaskCount ended = TaskCount.register(queries.sparkSession(), "eval.trees");
-    Rollouts rollouts = new Rollouts(config, checkpoints, ended.trees());
-    long total = queries.count() * config.rollouts().samples();
-    try (var p = Progress.start("eval " + split + " rollouts", "trees", ended::done, () -> total,
-        config.train().progressSeconds(), console)) {
-      rollouts.write(warehouse, evalRun, step, Rollouts.seededAs(
-          rollouts.tasks(queries, groups, papers, evalRun, step, runId, policyVersion), seedKey(split), 0));
-    }
+    Rollouts.writeCounted(config, checkpoints, warehouse, evalRun, step, rollouts -> Rollouts.seededAs(
+        rollouts.tasks(queries, groups, papers, evalRun, step, runId, policyVersion), seedKey(split), 0),
+        queries.count() * config.rollouts().samples(), "eval " + split + " rollouts", console);
     Dataset<Row> nodes = stepRows(warehouse, Table.ROLLOUT_NODES, evalRun, step).cache();
     Dataset<Row> references = References.of(queries, groups, papers);
     warehouse.replaceStep(Table.REWARDS, evalRun, step,

@@ -11,6 +11,8 @@ import static org.apache.spark.sql.functions.struct;
 
 import arbor.conf.ArborConfig;
 import arbor.policy.holder.CheckpointSource;
+import arbor.progress.Progress;
+import arbor.progress.TaskCount;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rlm.runtime.TreeRows;
 import arbor.tables.RolloutNodes;
@@ -18,6 +20,8 @@ import arbor.tables.RolloutTurns;
 import arbor.warehouse.Table;
 import arbor.warehouse.Warehouse;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -138,6 +142,21 @@ public final class Rollouts {
   public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
       Dataset<Row> papers, String runId, long step, String policyRun, long policyVersion) {
     return write(warehouse, runId, step, tasks(queries, groups, papers, runId, step, policyRun, policyVersion));
+  }
+
+  /**
+   * Writes the trees of the tasks {@code tasks} makes with a new Rollouts (one whose Spark tasks
+   * count the trees they end), printing on {@code console}, every train.progress_seconds and at
+   * the end, how many of the {@code trees} have ended under {@code label}.
+   */
+  public static RolloutWriter.Written writeCounted(ArborConfig config, CheckpointSource checkpoints,
+      Warehouse warehouse, String runId, long step, Function<Rollouts, Dataset<Row>> tasks, long trees,
+      String label, Consumer<String> console) {
+    TaskCount ended = TaskCount.register(SparkSession.active(), label);
+    Rollouts rollouts = new Rollouts(config, checkpoints, ended.trees());
+    try (var p = Progress.start(label, "trees", ended::done, () -> trees, config.train().progressSeconds(), console)) {
+      return rollouts.write(warehouse, runId, step, tasks.apply(rollouts));
+    }
   }
 
   /** Runs the tasks of one run and step and writes their trees to {@code warehouse}. */

@@ -95,13 +95,9 @@ public final class TrainingStep {
     try {
       String phase = "step " + (step + 1) + " ";
       timed(seconds, "rollouts", () -> {
-        TaskCount trees = TaskCount.register(queries.sparkSession(), "rollouts.trees");
-        Rollouts rollouts = new Rollouts(config, executors, trees.trees());
-        long total = queries.count() * config.rollouts().samples();
-        try (var p = progress(phase + "rollouts", "trees", trees::done, () -> total)) {
-          rollouts.write(warehouse, runId, step, Rollouts.seededAs(
-              rollouts.tasks(queries, groups, papers, runId, step, runId, version), seedKey, step));
-        }
+        Rollouts.writeCounted(config, executors, warehouse, runId, step, rollouts -> Rollouts.seededAs(
+            rollouts.tasks(queries, groups, papers, runId, step, runId, version), seedKey, step),
+            queries.count() * config.rollouts().samples(), phase + "rollouts", console);
       });
       Dataset<Row> nodes = stepRows(Table.ROLLOUT_NODES, step).cache();
       Dataset<Row> turns = stepRows(Table.ROLLOUT_TURNS, step);

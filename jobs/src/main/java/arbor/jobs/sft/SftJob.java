@@ -23,7 +23,6 @@ import arbor.policy.train.SftUpdate;
 import arbor.policy.train.TeacherTurns;
 import arbor.progress.Progress;
 import arbor.progress.Tally;
-import arbor.progress.TaskCount;
 import arbor.rlm.policy.ChatMessage;
 import arbor.rlm.policy.PolicyKind;
 import arbor.rollouts.Rollouts;
@@ -99,11 +98,9 @@ public final class SftJob implements Job {
         sft.samples(), teacherRun);
     Dataset<Row> groups = w.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = w.read(Table.PAPERS);
-    TaskCount trees = TaskCount.register(context.spark(), "sft.teacher_trees");
-    try (var p = Progress.start("sft teacher rollouts", "trees", trees::done, () -> n * sft.samples(),
-        base.train().progressSeconds(), out::println)) {
-      new Rollouts(config, null, trees.trees()).runStep(w, queries, groups, papers, teacherRun, 0, 0);
-    }
+    Rollouts.writeCounted(config, null, w, teacherRun, 0,
+        rollouts -> rollouts.tasks(queries, groups, papers, teacherRun, 0, teacherRun, 0), n * sft.samples(),
+        "sft teacher rollouts", out::println);
     Dataset<Row> nodes = stepRows(w, Table.ROLLOUT_NODES, teacherRun).cache();
     Dataset<Row> turns = stepRows(w, Table.ROLLOUT_TURNS, teacherRun);
     w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), System.getenv()))
