@@ -2,6 +2,7 @@ package arbor.rlm.policy;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -56,7 +57,8 @@ public final class PassageExpert implements Policy {
     }
     Choices c = Choices.draw(settings, new SplittableRandom(settings.seed() ^ call.seed()));
     String bind = settings.questionBound() ? "" : "question = " + lit(ExpertPolicy.questionOf(call.prompt())) + "\n";
-    String code = call.multiPaper() ? root(c) : reader(c);
+    List<String> cues = QuestionKeywords.sectionCues(ExpertPolicy.questionOf(call.prompt()));
+    String code = call.multiPaper() ? root(c, cues) : reader(c, cues);
     return Generation.ofText("```repl\n" + bind + code + "```");
   }
 
@@ -65,38 +67,60 @@ public final class PassageExpert implements Policy {
     return "";
   }
 
-  private static String root(Choices c) {
+  private static String root(Choices c, List<String> cues) {
     return """
         import math
+        cues = %s
         words = {w.strip("?,.()") for w in question.lower().split() if len(w) > 4}
         low = {p: context[p].lower() for p in context}
         idf = {w: math.log(1 + len(low) / (1 + sum(w in t for t in low.values()))) for w in words}
-        score = {p: sum(idf[w] * math.log(1 + t.count(w)) for w in words) for p, t in low.items()}
+        heads = {p: any(len(h) < 40 and "(" not in h and any(c in h for c in cues) for h in t.split("\\n")) for p, t in low.items()}
+        score = {p: (1 + heads[p]) * sum(idf[w] * math.log(1 + t.count(w)) for w in words) for p, t in low.items()}
         top = sorted(score, key=lambda p: -score[p])[:%d]
         answers = rlm_query_batched([question] * len(top), [context[p] for p in top])
         evidence = [s for a in answers if isinstance(a, list) for s in a]
         print(top, len(evidence))
-        """.formatted(c.papers());
+        """.formatted(tuple(cues), c.papers());
   }
 
-  /** Its first line differs from the root's, so a student commits to one program at its first token. */
-  private static String reader(Choices c) {
+  /**
+   * Its first line differs from the root's, so a student commits to one program at its first
+   * token. {@code cues} are the heading words of the part of a paper the question describes
+   * ({@link QuestionKeywords#sectionCues}; none for other questions): the teacher reads them off
+   * the question as a person would ("in its closing remarks" is the conclusions), and the code
+   * reads the passages under the last heading line that carries one (the last, past a table of
+   * contents). Without such a heading it ranks all passages by the question's words.
+   */
+  private static String reader(Choices c, List<String> cues) {
     return """
-        passages, cur = [], ""
+        cues = %s
+        passages, cur, start = [], "", 0
         for line in context.split("\\n"):
+            head = line.strip().lower()
+            if len(head) < 40 and "(" not in head and any(c in head for c in cues) and (head[:1].isdigit() or len(head.split()) < 4):
+                passages.append(cur.strip())
+                cur, start = "", len(passages)
+                continue
             cur += line + "\\n"
             if len(cur) > %d and line.rstrip().endswith("."):
                 passages.append(cur.strip())
                 cur = ""
+        passages.append(cur.strip())
         import math
         words = {w.strip("?,.()") for w in question.lower().split() if len(w) > 4}
         low = [p.lower() for p in passages]
         idf = {w: math.log(1 + len(low) / (1 + sum(w in t for t in low))) for w in words}
         score = [sum(idf[w] * t.count(w) / (t.count(w) + 1.2) for w in words) for t in low]
-        top = sorted(range(len(low)), key=lambda i: -score[i])[:%d]
-        evidence = [passages[i] for i in top if score[i] > 0]
-        print(len(passages), [round(score[i], 1) for i in top])
-        """.formatted(c.passageChars(), c.passages());
+        rank = range(start, len(low)) if start else sorted(range(len(low)), key=lambda i: -score[i])
+        evidence = [passages[i] for i in rank if passages[i] and (start or score[i] > 0)][:%d]
+        print(len(passages), start, [round(score[i], 1) for i in rank][:%d])
+        """.formatted(tuple(cues), c.passageChars(), c.passages(), c.passages());
+  }
+
+  /** A Python tuple literal of strings. */
+  private static String tuple(List<String> words) {
+    return words.isEmpty() ? "()" : "(" + String.join(", ", words.stream().map(PassageExpert::lit).toList())
+        + (words.size() == 1 ? ",)" : ")");
   }
 
   private static String lit(String value) {

@@ -27,7 +27,7 @@ public final class QuestionKeywords {
       new Cue(List.of("go wrong", "individual outputs", "single outputs"), List.of("error analysis", "errors")),
       new Cue(List.of("taken away one at a time", "parts of the system are taken away"), List.of("ablation")),
       new Cue(List.of("people rate", "their ratings"), List.of("human evaluation", "annotators")),
-      new Cue(List.of("configured and run"), List.of("implementation", "setup", "hyperparameters")),
+      new Cue(List.of("configured and run"), List.of("implementation", "setup", "hyperparameters", "computational details")),
       new Cue(List.of("cleaned up", "prepared before modelling"), List.of("preprocessing", "tokenization")),
       new Cue(List.of("unsolved", "plan to do next"), List.of("limitations", "future work")),
       new Cue(List.of("earlier lines of research", "set itself apart"), List.of("related work", "previous work")),

@@ -105,6 +105,28 @@ class PassageExpertTest {
   }
 
   @Test
+  void aQuestionAboutAPartOfThePaperReadsThePassagesUnderItsHeading() throws Exception {
+    String closing = "The package offers fast exact tests for every design we tried, and its results match\n"
+        + "the published tables to the last digit in all of the examples that we reran here.";
+    // Filler first, so that the conclusion's words do not also win the word ranking.
+    String text = paper("Exact Tests in Practice", null, 4) + "R> summary(fit)\n5. Conclusions\n" + closing + "\n"
+        + "References\nA. Author. Some book. 2001.\n";
+    String question = "In its closing remarks, what does \"Exact Tests in Practice\" claim to have shown?";
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      for (int g = 0; g < 4; g++) {
+        TreeRunner.TreeResult tree = runner(sandbox, true).run("c" + g, question, new RlmContext.Single(text),
+            TreeSeed.of("run", 1, "q", g));
+        assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
+        String code = tree.root().turns().get(0).response();
+        assertTrue(code.contains("cues = (\"conclusion\", \"summary\")"), "the heading words are in the code: " + code);
+        List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
+        assertTrue(spans.get(0).startsWith("The package offers fast exact tests"), "the passage under the heading comes first: " + spans);
+        assertTrue(spans.stream().allMatch(text::contains), "verbatim: " + spans);
+      }
+    }
+  }
+
+  @Test
   void thereIsNoThirdTurn() {
     PassageExpert expert = new PassageExpert(new PassageExpert.Settings(4, true, 17));
     assertThrows(Policy.PolicyException.class,
