@@ -7,12 +7,14 @@ import java.util.SplittableRandom;
 
 /**
  * A scripted expert short enough for a student trained from scratch to imitate: two turns per
- * node, the same program for every question. A multi-paper root scores each paper by how often
- * the question's rarer words occur in it, delegates the best papers to children with
- * {@code rlm_query_batched} (the question as each child's prompt) and submits the children's
- * passages; a child (or a single-paper root) cuts its paper into passages at line ends that close
- * a sentence, ranks them with a BM25-like score over the question's words and keeps the best
- * whole, so every span is verbatim. The submission is the next turn's {@code FINAL_VAR}.
+ * node, the same program for every question but for the heading words the question calls for
+ * ({@code cues}, read off its phrasing). A multi-paper root scores each paper by how often the
+ * question's rarer words occur in it (doubled when a heading carries a cue), delegates the best
+ * papers to children with {@code rlm_query_batched} (the question as each child's prompt) and
+ * submits the children's passages; a child (or a single-paper root) cuts its paper into passages
+ * at line ends that close a sentence and keeps the first ones under a cue's heading, or else the
+ * best by a BM25-like score over the question's words, whole, so every span is verbatim. The
+ * submission is the next turn's {@code FINAL_VAR}.
  *
  * <p>The code reads the REPL's {@code question} when the runtime binds it
  * ({@code rlm.bind_question}); otherwise it first assigns the question as a literal. Its choices
