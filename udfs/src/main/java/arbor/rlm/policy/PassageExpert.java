@@ -58,8 +58,9 @@ public final class PassageExpert implements Policy {
       throw new PolicyException("the passage expert has no turn " + call.turn() + " (it submits in turn 1)");
     }
     Choices c = Choices.draw(settings, new SplittableRandom(settings.seed() ^ call.seed()));
-    String bind = settings.questionBound() ? "" : "question = " + lit(ExpertPolicy.questionOf(call.prompt())) + "\n";
-    List<String> cues = QuestionKeywords.sectionCues(ExpertPolicy.questionOf(call.prompt()));
+    String question = ExpertPolicy.questionOf(call.prompt());
+    String bind = settings.questionBound() ? "" : "question = " + lit(question) + "\n";
+    List<String> cues = QuestionKeywords.sectionCues(question);
     String code = call.multiPaper() ? root(c, cues) : reader(c, cues);
     return Generation.ofText("```repl\n" + bind + code + "```");
   }
