@@ -1,5 +1,8 @@
 package arbor.conf;
 
+import arbor.rlm.sandbox.WorkerPoolConfig;
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.RlmLimits;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.file.Files;
@@ -104,14 +107,14 @@ class ConfigLoaderTest {
   @Test
   void runtimeLimitsBindWithDurationsAndBecomeTheRuntimeRecords() {
     ArborConfig c = ConfigLoader.load(List.of(), List.of("repl.cell_wall_time=5s", "rlm.on_max_turns=ask", "sandbox.workers=3"));
-    assertEquals(java.time.Duration.ofSeconds(5), c.repl().limits().cellWallTime());
-    assertEquals(arbor.rlm.RlmLimits.OnMaxTurns.ASK, c.rlm().limits(c.repl()).onMaxTurns());
-    assertEquals(20_000, c.rlm().limits(c.repl()).maxOutputChars());
-    assertEquals(3, c.sandbox().pool().workers());
+    assertEquals(java.time.Duration.ofSeconds(5), SandboxLimits.of(c.repl()).cellWallTime());
+    assertEquals(arbor.conf.OnMaxTurns.ASK, RlmLimits.of(c.rlm(), c.repl()).onMaxTurns());
+    assertEquals(20_000, RlmLimits.of(c.rlm(), c.repl()).maxOutputChars());
+    assertEquals(3, WorkerPoolConfig.of(c.sandbox()).workers());
     assertEquals(java.time.Duration.ofMinutes(10), c.rlm().treeWallTime());
-    assertFalse(c.rlm().limits(c.repl()).bindQuestion(), "the published method binds no question");
+    assertFalse(RlmLimits.of(c.rlm(), c.repl()).bindQuestion(), "the published method binds no question");
     ArborConfig bound = ConfigLoader.load(List.of(), List.of("rlm.bind_question=true"));
-    assertTrue(bound.rlm().limits(bound.repl()).bindQuestion());
+    assertTrue(RlmLimits.of(bound.rlm(), bound.repl()).bindQuestion());
   }
 
   @Test

@@ -1,5 +1,7 @@
 package arbor.judge;
 
+import arbor.text.Interval;
+import arbor.text.NormalizedText;
 import arbor.conf.NoiseSettings;
 import arbor.ingest.PdfNoise;
 import java.util.List;

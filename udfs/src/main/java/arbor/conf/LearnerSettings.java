@@ -1,9 +1,8 @@
 package arbor.conf;
 
-import arbor.policy.train.AdamW;
-import arbor.policy.train.Reduction;
-import arbor.policy.train.SurrogateLoss;
 import java.io.Serializable;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * The driver-side learner: objective, optimizer and micro-batching (docs/training.md).
@@ -31,10 +30,19 @@ public record LearnerSettings(double lr, double weightDecay, double beta1, doubl
           + " learner.attention_chunk must be >= 1, got " + microBatchTokens + " and "
           + attentionChunk);
     }
-    Reduction.parse(reduction);
-    adamW(lr, weightDecay, beta1, beta2, eps, maxGradNorm);
-    new SurrogateLoss(epsClip, betaKl);
+    if (!REDUCTIONS.contains(reduction.toLowerCase(Locale.ROOT))) {
+      throw new IllegalArgumentException("learner.reduction must be 'tree' or 'token_mean', got '" + reduction + "'");
+    }
+    if (!(lr >= 0) || !(weightDecay >= 0) || !(eps > 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) {
+      throw new IllegalArgumentException("learner: AdamW needs lr >= 0, weight_decay >= 0, eps > 0 and betas in [0, 1);"
+          + " got lr=" + lr + " weight_decay=" + weightDecay + " eps=" + eps + " betas " + beta1 + ", " + beta2);
+    }
+    if (!(epsClip > 0 && epsClip < 1) || !(betaKl >= 0)) {
+      throw new IllegalArgumentException("learner: need 0 < eps_clip < 1 and beta_kl >= 0, got " + epsClip + ", " + betaKl);
+    }
   }
+
+  private static final Set<String> REDUCTIONS = Set.of("tree", "token_mean");
 
   /** The method's defaults (section 8), with the embedded micro-batch budget. */
   public static LearnerSettings defaults() {
@@ -42,24 +50,4 @@ public record LearnerSettings(double lr, double weightDecay, double beta1, doubl
         256);
   }
 
-  public AdamW.Hyper optimizer() {
-    return adamW(lr, weightDecay, beta1, beta2, eps, maxGradNorm);
-  }
-
-  public SurrogateLoss objective() {
-    return new SurrogateLoss(epsClip, betaKl);
-  }
-
-  public Reduction lossReduction() {
-    return Reduction.parse(reduction);
-  }
-
-  private static AdamW.Hyper adamW(double lr, double wd, double b1, double b2, double eps,
-      double clip) {
-    try {
-      return new AdamW.Hyper(lr, wd, b1, b2, eps, clip);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("learner: " + e.getMessage(), e);
-    }
-  }
 }

@@ -1,6 +1,5 @@
 package arbor.conf;
 
-import arbor.rlm.sandbox.SandboxLimits;
 import java.io.Serializable;
 import java.time.Duration;
 
@@ -11,9 +10,4 @@ import java.time.Duration;
  * @param interruptGrace how long an interrupted cell may take to stop before its worker is killed
  * @param maxOutputChars characters of one observation; the rest is cut with a marker
  */
-public record ReplSettings(Duration cellWallTime, Duration interruptGrace, int maxOutputChars) implements Serializable {
-
-  public SandboxLimits limits() {
-    return new SandboxLimits(cellWallTime, interruptGrace, maxOutputChars);
-  }
-}
+public record ReplSettings(Duration cellWallTime, Duration interruptGrace, int maxOutputChars) implements Serializable {}

@@ -1,10 +1,6 @@
 package arbor.conf;
 
-import arbor.rlm.Prompts;
-import arbor.rlm.RlmLimits;
 import java.io.Serializable;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -18,24 +14,13 @@ import java.time.Duration;
  */
 public record RlmSettings(
     int maxTurns,
-    RlmLimits.OnMaxTurns onMaxTurns,
+    OnMaxTurns onMaxTurns,
     int maxDepth,
     int maxChildren,
     int maxNodes,
     long maxTokensPerTree,
     Duration treeWallTime,
-    Prompts.Strategy prompts,
+    PromptStrategy prompts,
     String promptDir,
     int maxLlmCalls,
-    boolean bindQuestion) implements Serializable {
-
-  public RlmLimits limits(ReplSettings repl) {
-    return new RlmLimits(maxTurns, onMaxTurns, repl.maxOutputChars(), maxDepth, maxChildren, maxNodes,
-        maxTokensPerTree, treeWallTime, maxLlmCalls, bindQuestion);
-  }
-
-  public Prompts loadPrompts() {
-    Path dir = Path.of(promptDir);
-    return Files.isDirectory(dir) ? Prompts.load(dir, prompts) : Prompts.fromClasspath("conf/prompts", prompts);
-  }
-}
+    boolean bindQuestion) implements Serializable {}

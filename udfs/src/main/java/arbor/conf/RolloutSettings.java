@@ -16,7 +16,7 @@ import java.io.Serializable;
  * @param sandbox {@code workers} (isolated processes, for any policy) or {@code in_process}
  *     (trusted code only: the scripted expert, replays)
  */
-public record RolloutSettings(arbor.rlm.policy.PolicyKind policy, int samples, int treesPerTask, double maxInfraFailureFraction,
+public record RolloutSettings(arbor.conf.PolicyKind policy, int samples, int treesPerTask, double maxInfraFailureFraction,
     SandboxMode sandbox) implements Serializable {
 
   public enum SandboxMode { WORKERS, IN_PROCESS }

@@ -1,6 +1,5 @@
 package arbor.conf;
 
-import arbor.policy.train.AdamW;
 import java.io.Serializable;
 
 /**
@@ -39,9 +38,4 @@ public record SftSettings(double lr, int epochs, int microBatchTokens, int sampl
     }
   }
 
-  /** AdamW for SFT: the learner's hyper-parameters with SFT's learning rate. */
-  public AdamW.Hyper optimizer(LearnerSettings learner) {
-    AdamW.Hyper h = learner.optimizer();
-    return new AdamW.Hyper(lr, h.weightDecay(), h.beta1(), h.beta2(), h.eps(), h.maxGradNorm());
-  }
 }

@@ -1,5 +1,6 @@
 package arbor.ingest;
 
+import arbor.text.Hashes;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package arbor.ingest;
 
+import arbor.text.Hashes;
 import arbor.conf.IngestSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,5 +1,6 @@
 package arbor.ingest;
 
+import arbor.text.Hashes;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

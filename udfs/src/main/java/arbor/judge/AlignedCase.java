@@ -1,5 +1,7 @@
 package arbor.judge;
 
+import arbor.text.Interval;
+import arbor.text.NormalizedText;
 import arbor.synthesis.Evidence;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,6 @@
 package arbor.judge;
 
+import arbor.text.Interval;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

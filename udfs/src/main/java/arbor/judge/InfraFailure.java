@@ -1,6 +1,6 @@
 package arbor.judge;
 
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import arbor.rlm.runtime.TreeRows;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,6 @@
 package arbor.judge;
 
+import arbor.text.Interval;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;

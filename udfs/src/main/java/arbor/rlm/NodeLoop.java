@@ -1,7 +1,8 @@
 package arbor.rlm;
 
+import arbor.conf.OnMaxTurns;
 import arbor.rlm.ResponseParser.FinalText;
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.Generation;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.Policy;
@@ -108,7 +109,7 @@ public final class NodeLoop {
       history.add(ChatMessage.assistant(gen.text()));
       history.add(ChatMessage.user(step.observation()));
     }
-    if (limits.onMaxTurns() == RlmLimits.OnMaxTurns.ASK && guard.stopReason() == null) {
+    if (limits.onMaxTurns() == OnMaxTurns.ASK && guard.stopReason() == null) {
       Outcome asked = askForFinal(spec, session, guard, head, history, turns, tokens);
       onTurn.accept(asked.turns().getLast());
       return asked;

@@ -1,5 +1,7 @@
 package arbor.rlm;
 
+import arbor.conf.RlmSettings;
+import arbor.conf.PromptStrategy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,22 +31,22 @@ public record Prompts(Map<Role, String> systems, String instruction, String firs
     }
   }
 
-  /**
-   * The full strategy (about 1,500 tokens), the reduced one (about 200: task and built-ins), or
-   * the toy one (about 60, for from-scratch students with {@code rlm.bind_question}: every prompt
-   * token is paid for in each of the many SFT passes).
-   */
-  public enum Strategy { FULL, REDUCED, TOY }
 
   public Prompts {
     systems = Map.copyOf(systems);
   }
 
-  public static Prompts load(Path dir, Strategy strategy) {
+  /** The configured strategy's prompts from {@code rlm.prompt_dir}, or the jar's copies when that folder does not exist. */
+  public static Prompts of(RlmSettings rlm) {
+    Path dir = Path.of(rlm.promptDir());
+    return Files.isDirectory(dir) ? load(dir, rlm.prompts()) : fromClasspath("conf/prompts", rlm.prompts());
+  }
+
+  public static Prompts load(Path dir, PromptStrategy strategy) {
     return load(name -> Files.readString(dir.resolve(name), StandardCharsets.UTF_8), strategy);
   }
 
-  public static Prompts fromClasspath(String prefix, Strategy strategy) {
+  public static Prompts fromClasspath(String prefix, PromptStrategy strategy) {
     return load(name -> {
       try (InputStream in = Prompts.class.getClassLoader().getResourceAsStream(prefix + "/" + name)) {
         if (in == null) {
@@ -59,7 +61,7 @@ public record Prompts(Map<Role, String> systems, String instruction, String firs
     String read(String name) throws IOException;
   }
 
-  private static Prompts load(Reader reader, Strategy strategy) {
+  private static Prompts load(Reader reader, PromptStrategy strategy) {
     try {
       Map<Role, String> systems = new EnumMap<>(Role.class);
       String suffix = "." + strategy.name().toLowerCase(java.util.Locale.ROOT) + ".md";

@@ -1,5 +1,8 @@
 package arbor.rlm;
 
+import arbor.conf.ReplSettings;
+import arbor.conf.RlmSettings;
+import arbor.conf.OnMaxTurns;
 import java.time.Duration;
 
 /**
@@ -23,8 +26,6 @@ public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars,
     int maxChildrenPerNode, int maxNodesPerTree, long maxTokensPerTree, Duration treeWallTime,
     int maxLlmCallsPerNode, boolean bindQuestion) implements java.io.Serializable {
 
-  public enum OnMaxTurns { STOP, ASK }
-
   public RlmLimits {
     if (maxTurns < 1) {
       throw new IllegalArgumentException("maxTurns must be at least 1, got " + maxTurns);
@@ -46,6 +47,12 @@ public record RlmLimits(int maxTurns, OnMaxTurns onMaxTurns, int maxOutputChars,
   }
 
   public static final int DEFAULT_LLM_CALLS = 64;
+
+  /** The caps of the configuration's {@code rlm} section, with the REPL's observation cap. */
+  public static RlmLimits of(RlmSettings rlm, ReplSettings repl) {
+    return new RlmLimits(rlm.maxTurns(), rlm.onMaxTurns(), repl.maxOutputChars(), rlm.maxDepth(), rlm.maxChildren(),
+        rlm.maxNodes(), rlm.maxTokensPerTree(), rlm.treeWallTime(), rlm.maxLlmCalls(), rlm.bindQuestion());
+  }
 
   public static RlmLimits defaults() {
     return new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofMinutes(10));

@@ -1,6 +1,6 @@
 package arbor.rlm;
 
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.Generation;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package arbor.synthesis;
 
-import arbor.judge.NormalizedText;
+import arbor.text.NormalizedText;
 import org.apache.spark.sql.api.java.UDF3;
 import scala.collection.Seq;
 import scala.jdk.javaapi.CollectionConverters;

@@ -1,7 +1,7 @@
 package arbor.synthesis;
 
 import arbor.conf.SynthesisSettings;
-import arbor.judge.NormalizedText;
+import arbor.text.NormalizedText;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.HashMap;

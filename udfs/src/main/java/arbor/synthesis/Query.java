@@ -24,6 +24,6 @@ public record Query(String groupId, String question, List<Evidence> evidence, St
 
   /** Stable across runs: the same group, generator and question always get the same id. */
   public String queryId() {
-    return "q-" + arbor.ingest.Hashes.sha256(groupId + "\u0000" + generator + "\u0000" + question).substring(0, 20);
+    return "q-" + arbor.text.Hashes.sha256(groupId + "\u0000" + generator + "\u0000" + question).substring(0, 20);
   }
 }

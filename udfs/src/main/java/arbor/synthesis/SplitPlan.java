@@ -1,7 +1,7 @@
 package arbor.synthesis;
 
 import arbor.conf.SplitSettings;
-import arbor.ingest.Hashes;
+import arbor.text.Hashes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

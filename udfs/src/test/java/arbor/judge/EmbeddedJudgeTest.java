@@ -1,5 +1,7 @@
 package arbor.judge;
 
+import arbor.text.Interval;
+import arbor.text.NormalizedText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,6 @@
 package arbor.judge;
 
+import arbor.text.Interval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import arbor.judge.AlignedCase.Located;

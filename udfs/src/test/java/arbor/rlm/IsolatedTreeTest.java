@@ -1,5 +1,6 @@
 package arbor.rlm;
 
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,7 +33,7 @@ class IsolatedTreeTest {
           "root.0", List.of("```repl\nhits = search(context, 'accuracy of 91.2 percent', 20)\n"
               + "ev = [extract_section(hits[0], 'we report', 'test set.')]\n```", "```repl\nFINAL_VAR('ev')\n```"),
           "root.1", List.of("```repl\nFINAL([])\n```"))),
-          Prompts.load(repo.resolve("conf/prompts"), Prompts.Strategy.FULL), RlmLimits.defaults());
+          Prompts.load(repo.resolve("conf/prompts"), PromptStrategy.FULL), RlmLimits.defaults());
       TreeRunner.TreeResult tree = runner.run("iso", "What accuracy?", new RlmContext.Papers(papers));
       assertEquals(NodeStatus.FINAL, tree.root().status());
       assertEquals("[\"We report an accuracy of 91.2 per-\\ncent on the test set.\"]", tree.root().finalAnswerJson());
@@ -46,7 +47,7 @@ class IsolatedTreeTest {
   }
 
   static final Path REPO = Path.of(System.getProperty("arbor.repo", ".."));
-  static final Prompts PROMPTS = Prompts.load(REPO.resolve("conf/prompts"), Prompts.Strategy.FULL);
+  static final Prompts PROMPTS = Prompts.load(REPO.resolve("conf/prompts"), PromptStrategy.FULL);
 
   @Test
   void aNodeThatCannotOpenAReplIsAnInfrastructureFailureNotThePolicys() {

@@ -1,10 +1,12 @@
 package arbor.rlm;
 
+import arbor.conf.OnMaxTurns;
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.ReplayPolicy;
 import arbor.rlm.sandbox.HostBridge;
@@ -41,7 +43,7 @@ class NodeLoopTest {
   }
 
   static NodeLoop.Outcome run(Map<String, List<String>> script, RlmLimits limits, NodeGuard guard) {
-    NodeLoop loop = new NodeLoop(new ReplayPolicy(script), Prompts.load(PROMPTS, Prompts.Strategy.FULL), limits);
+    NodeLoop loop = new NodeLoop(new ReplayPolicy(script), Prompts.load(PROMPTS, PromptStrategy.FULL), limits);
     try (SandboxSession s = sandbox.open(PAPERS.toJson(), HostBridge.NONE)) {
       return loop.run(new NodeLoop.NodeSpec(NodePath.ROOT, "What is cut?", PAPERS, Prompts.Role.ROOT_MULTI), s,
           guard);
@@ -144,7 +146,7 @@ class NodeLoopTest {
   void onMaxTurnsAskGivesOneExtraPlainTurn() {
     NodeLoop.Outcome o = run(Map.of("root", List.of("```repl\nevidence = ['e']\n```",
         "```repl\nprint('this code is not run')\n```\nFINAL_VAR(evidence)")),
-        RlmLimits.defaults().withMaxTurns(1).withOnMaxTurns(RlmLimits.OnMaxTurns.ASK));
+        RlmLimits.defaults().withMaxTurns(1).withOnMaxTurns(OnMaxTurns.ASK));
     assertEquals(NodeStatus.FINAL, o.status());
     assertEquals("[\"e\"]", o.finalAnswerJson());
     assertEquals(2, o.turns().size());
@@ -171,7 +173,7 @@ class NodeLoopTest {
 
   @Test
   void longObservationsAreCutWithAMarker() {
-    RlmLimits small = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 100, 1, 4, 64, 200_000, Duration.ofMinutes(1));
+    RlmLimits small = new RlmLimits(6, OnMaxTurns.STOP, 100, 1, 4, 64, 200_000, Duration.ofMinutes(1));
     NodeLoop.Outcome o = run(Map.of("root", List.of("```repl\nprint('z' * 500)\n```", "```repl\nFINAL(1)\n```")), small);
     String obs = o.turns().getFirst().observation();
     assertTrue(obs.startsWith("z".repeat(100) + "\n... [output truncated: "), obs);

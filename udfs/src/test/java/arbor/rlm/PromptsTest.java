@@ -1,5 +1,6 @@
 package arbor.rlm;
 
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -16,8 +17,8 @@ class PromptsTest {
 
   @Test
   void fullPromptsAreAboutFifteenHundredTokensAndReducedAboutTwoHundred() {
-    Prompts full = Prompts.load(DIR, Prompts.Strategy.FULL);
-    Prompts reduced = Prompts.load(DIR, Prompts.Strategy.REDUCED);
+    Prompts full = Prompts.load(DIR, PromptStrategy.FULL);
+    Prompts reduced = Prompts.load(DIR, PromptStrategy.REDUCED);
     for (Prompts.Role role : Prompts.Role.values()) {
       int f = tokens(full.system(role));
       int r = tokens(reduced.system(role));
@@ -28,7 +29,7 @@ class PromptsTest {
 
   @Test
   void everySystemPromptNamesTheFenceAndTheWayToSubmit() {
-    for (Prompts.Strategy strategy : Prompts.Strategy.values()) {
+    for (PromptStrategy strategy : PromptStrategy.values()) {
       Prompts p = Prompts.load(DIR, strategy);
       for (Prompts.Role role : Prompts.Role.values()) {
         String text = p.system(role);
@@ -41,7 +42,7 @@ class PromptsTest {
 
   @Test
   void theInstructionQuotesTheRootPromptAndTheFirstTurnSaysToLookFirst() {
-    Prompts p = Prompts.load(DIR, Prompts.Strategy.FULL);
+    Prompts p = Prompts.load(DIR, PromptStrategy.FULL);
     assertTrue(p.instruction(0, "Q?").contains("Q?") && p.instruction(0, "Q?").contains("do not answer yet"));
     assertTrue(p.instruction(3, "Q?").contains("Q?") && !p.instruction(3, "Q?").contains("do not answer yet"));
     assertTrue(p.finalInstruction("Q?").contains("Q?"));
@@ -49,7 +50,7 @@ class PromptsTest {
 
   @Test
   void theRootPromptCarriesTheDelegationStrategy() {
-    String root = Prompts.load(DIR, Prompts.Strategy.FULL).system(Prompts.Role.ROOT_MULTI);
+    String root = Prompts.load(DIR, PromptStrategy.FULL).system(Prompts.Role.ROOT_MULTI);
     for (String must : new String[] {"rlm_query_batched", "at most four", "list_papers", "singleton", "wide-net",
         "do not re-filter"}) {
       assertTrue(root.toLowerCase().contains(must.toLowerCase()), "root prompt lacks: " + must);

@@ -1,5 +1,6 @@
 package arbor.rlm;
 
+import arbor.conf.OnMaxTurns;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,7 +44,7 @@ class TreeBudgetTest {
   }
 
   static RlmLimits limits(long tokens, Duration wall) {
-    return new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 64, tokens, wall);
+    return new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 64, tokens, wall);
   }
 
   /** Counts the nodes that started and ended, as the listener hears them. */

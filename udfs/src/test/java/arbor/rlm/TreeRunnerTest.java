@@ -1,10 +1,12 @@
 package arbor.rlm;
 
+import arbor.conf.OnMaxTurns;
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.ReplayPolicy;
 import arbor.rlm.policy.ScriptedPolicy;
 import arbor.rlm.sandbox.InProcessSandbox;
@@ -25,7 +27,7 @@ import org.junit.jupiter.api.Test;
 /** Rollout trees: recursion, the caps of method.md section 2, cancellation and the records. */
 class TreeRunnerTest {
   static final Prompts PROMPTS = Prompts.load(
-      Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), Prompts.Strategy.FULL);
+      Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), PromptStrategy.FULL);
   static final RlmContext PAPERS = papers();
 
   static RlmContext papers() {
@@ -151,7 +153,7 @@ class TreeRunnerTest {
 
   @Test
   void theTreeNodeCapIsEnforced() {
-    RlmLimits two = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 2, 200_000, Duration.ofMinutes(1));
+    RlmLimits two = new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 2, 200_000, Duration.ofMinutes(1));
     TreeRunner.TreeResult tree = run(Map.of(
         "root", List.of("```repl\nFINAL(rlm_query_batched(['a', 'b'], ['x', 'y']))\n```"),
         "root.0", List.of("FINAL('ok')")), two);
@@ -180,7 +182,7 @@ class TreeRunnerTest {
 
   @Test
   void theTreeWallTimeStopsTheRootAndCancelsItsRunningChildren() {
-    RlmLimits quick = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofSeconds(4));
+    RlmLimits quick = new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 64, 200_000, Duration.ofSeconds(4));
     long t0 = System.nanoTime();
     TreeRunner.TreeResult tree = run(Map.of(
         "root", List.of("```repl\nFINAL(rlm_query_batched(['spin', 'spin'], ['x', 'y']))\n```"),
@@ -198,7 +200,7 @@ class TreeRunnerTest {
 
   @Test
   void theTokenBudgetEndsTheTree() {
-    RlmLimits tiny = new RlmLimits(6, RlmLimits.OnMaxTurns.STOP, 20_000, 1, 4, 64, 50, Duration.ofMinutes(1));
+    RlmLimits tiny = new RlmLimits(6, OnMaxTurns.STOP, 20_000, 1, 4, 64, 50, Duration.ofMinutes(1));
     String chatty = "```repl\nx = 1\n```\n" + "words ".repeat(100);
     TreeRunner.TreeResult tree = run(Map.of("root", List.of(chatty, chatty, chatty)), tiny);
     assertEquals(NodeStatus.BUDGET, tree.root().status());

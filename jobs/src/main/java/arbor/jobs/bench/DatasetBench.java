@@ -1,12 +1,15 @@
 package arbor.jobs.bench;
 
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.Prompts;
+import arbor.rlm.RlmLimits;
 import arbor.conf.ArborConfig;
 import arbor.ingest.MarkdownPaperReader;
 import arbor.ingest.Paper;
 import arbor.ingest.Parsed;
 import arbor.ingest.PdfNoise;
 import arbor.ingest.TextPapers;
-import arbor.judge.NormalizedText;
+import arbor.text.NormalizedText;
 import arbor.jobs.Args;
 import arbor.notebook.Html;
 import arbor.rlm.NodeRecord;
@@ -91,9 +94,9 @@ final class DatasetBench implements Benchmark {
           + " synthesis.llm.base_url and model, to include the endpoint's questions)");
     }
     Map<String, Figures> results = new LinkedHashMap<>();
-    try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits())) {
-      TreeRunner runner = new TreeRunner(sandbox, RlmRuntime.scripted(c), c.rlm().loadPrompts(),
-          c.rlm().limits(c.repl()));
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.of(c.repl()))) {
+      TreeRunner runner = new TreeRunner(sandbox, RlmRuntime.scripted(c), Prompts.of(c.rlm()),
+          RlmLimits.of(c.rlm(), c.repl()));
       for (var g : generators.entrySet()) {
         results.put(g.getKey(), measure(g.getValue(), groups, c.synthesis().queriesPerGroup(), k, expertSample, examples, runner, out));
       }
@@ -172,7 +175,7 @@ final class DatasetBench implements Benchmark {
     long seed = c.synthesis().seed();
     List<Integer> order = new ArrayList<>();
     for (int i = 0; i < papers.size(); i++) order.add(i);
-    order.sort(Comparator.comparing(i -> arbor.ingest.Hashes.sha256(seed + "\u0000" + papers.get(i).paperId())));
+    order.sort(Comparator.comparing(i -> arbor.text.Hashes.sha256(seed + "\u0000" + papers.get(i).paperId())));
     Set<String> owned = new HashSet<>();
     List<GroupContext> out = new ArrayList<>();
     var gs = c.synthesis().groups();

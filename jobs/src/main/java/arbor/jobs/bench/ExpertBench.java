@@ -1,5 +1,7 @@
 package arbor.jobs.bench;
 
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.RlmLimits;
 import arbor.jobs.Args;
 import arbor.rlm.Prompts;
 import arbor.jobs.bench.rlm.ExpertEvidenceBench;
@@ -34,12 +36,12 @@ final class ExpertBench implements Benchmark {
     int concurrency = Integer.parseInt(args.value("concurrency").orElse(
         String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors()))));
     var c = ctx.config();
-    Prompts prompts = c.rlm().loadPrompts();
+    Prompts prompts = Prompts.of(c.rlm());
     List<QasperQuestion> questions = ExpertEvidenceBench.sample(qasper, limit, seed);
     out.printf("bench expert: %d answerable QASPER questions (seed %d) from %s%n", questions.size(), seed, qasper);
     ExpertEvidenceBench.Result r;
-    try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits())) {
-      r = ExpertEvidenceBench.run(qasper, questions, sandbox, prompts, c.rlm().limits(c.repl()),
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.of(c.repl()))) {
+      r = ExpertEvidenceBench.run(qasper, questions, sandbox, prompts, RlmLimits.of(c.rlm(), c.repl()),
           ExpertPolicy.Settings.defaults(), concurrency, out);
     }
     out.printf("bench expert: evidence F1  expert %.3f | BM25 top-1 %.3f  top-2 %.3f  top-3 %.3f%n",

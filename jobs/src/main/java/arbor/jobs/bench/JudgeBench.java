@@ -1,5 +1,7 @@
 package arbor.jobs.bench;
 
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.RlmLimits;
 import arbor.ingest.PdfNoise;
 import arbor.jobs.Args;
 import arbor.judge.AlignedCase;
@@ -149,12 +151,12 @@ final class JudgeBench implements Benchmark {
   private static List<String> expertAnswers(BenchContext ctx, Path qasper, List<QasperQuestion> questions, PrintStream out)
       throws Exception {
     var c = ctx.config();
-    Prompts prompts = c.rlm().loadPrompts();
+    Prompts prompts = Prompts.of(c.rlm());
     long t0 = System.nanoTime();
     List<String> answers = new ArrayList<>();
-    try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits());
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.of(c.repl()));
         ExecutorService threads = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()))) {
-      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts, c.rlm().limits(c.repl()));
+      TreeRunner runner = new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts, RlmLimits.of(c.rlm(), c.repl()));
       List<Future<String>> futures = new ArrayList<>();
       for (QasperQuestion q : questions) {
         String paper = Files.readString(qasper.resolve("papers").resolve(q.paperId() + ".txt"));

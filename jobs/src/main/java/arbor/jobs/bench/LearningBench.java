@@ -25,7 +25,7 @@ import arbor.notebook.Charts;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.holder.RunCheckpoints;
 import arbor.policy.model.ModelConfig;
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import arbor.synthesis.Queries;
 import arbor.synthesis.SplitPlan;
 import arbor.tables.Cols;

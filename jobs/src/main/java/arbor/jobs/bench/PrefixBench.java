@@ -1,5 +1,7 @@
 package arbor.jobs.bench;
 
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.RlmLimits;
 import ai.djl.Device;
 import arbor.jobs.Args;
 import arbor.jobs.setup.TokenizerFetcher;
@@ -148,18 +150,18 @@ final class PrefixBench implements Benchmark {
       int samples, int papers, long seed, PolicyTokenizer tokenizer, PrintStream out)
       throws Exception {
     var c = ctx.config();
-    Prompts prompts = c.rlm().loadPrompts();
+    Prompts prompts = Prompts.of(c.rlm());
     Qwen3ChatFormat chat = new Qwen3ChatFormat(false);
     List<List<NodeTurns>> all = new ArrayList<>();
     long t0 = System.nanoTime();
-    try (InProcessSandbox sandbox = new InProcessSandbox(c.repl().limits())) {
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.of(c.repl()))) {
       for (TreeLoadBench.Query q : TreeLoadBench.queries(qasper, queries, papers, seed)) {
         List<NodeTurns> nodes = new ArrayList<>();
         for (int s = 0; s < samples; s++) {
           ExpertPolicy.Settings d = ExpertPolicy.Settings.defaults();
           Recorder recorder = new Recorder(new ExpertPolicy(new ExpertPolicy.Settings(d.window(),
               d.keep(), d.maxSpans(), d.maxPapers(), d.abstractChars(), s)));
-          new TreeRunner(sandbox, recorder, prompts, c.rlm().limits(c.repl()))
+          new TreeRunner(sandbox, recorder, prompts, RlmLimits.of(c.rlm(), c.repl()))
               .run(q.id() + "-s" + s, q.question(), q.papers());
           recorder.calls.forEach((node, calls) -> nodes.add(new NodeTurns("s" + node,
               calls.stream().map(m -> tokenizer.encode(chat.render(new ArrayList<>(m), true)))
@@ -176,7 +178,7 @@ final class PrefixBench implements Benchmark {
   /** Keeps every conversation a policy is asked to continue, by node, in turn order. */
   private static final class Recorder implements Policy {
     private final Policy inner;
-    final Map<String, List<List<arbor.rlm.policy.ChatMessage>>> calls =
+    final Map<String, List<List<arbor.policy.model.ChatMessage>>> calls =
         Collections.synchronizedMap(new LinkedHashMap<>());
 
     Recorder(Policy inner) {

@@ -1,5 +1,7 @@
 package arbor.jobs.bench;
 
+import arbor.rlm.sandbox.WorkerPoolConfig;
+import arbor.rlm.sandbox.SandboxLimits;
 import arbor.jobs.Args;
 import arbor.rlm.RlmContext;
 import arbor.jobs.bench.rlm.ReplLatencyBench;
@@ -27,7 +29,7 @@ final class ReplBench implements Benchmark {
     String python = args.value("python").orElse("/usr/bin/python3");
     RlmContext.Papers context = ReplLatencyBench.context(qasper, papers);
     ReplLatencyBench.Result r;
-    try (WorkerPool pool = new WorkerPool(ctx.config().sandbox().pool(), ctx.config().repl().limits())) {
+    try (WorkerPool pool = new WorkerPool(WorkerPoolConfig.of(ctx.config().sandbox()), SandboxLimits.of(ctx.config().repl()))) {
       r = ReplLatencyBench.run(context, pool, python, warmup, reps);
     }
     out.printf("bench repl: %d papers, %d characters, %d repetitions after %d warm-up turns%n", papers,

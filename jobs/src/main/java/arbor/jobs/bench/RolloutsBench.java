@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.conf.PromptStrategy;
 import static org.apache.spark.sql.functions.col;
 
 import ai.djl.Device;
@@ -12,9 +13,8 @@ import arbor.policy.generate.GenerationEngine;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
-import arbor.rlm.Prompts;
 import arbor.jobs.bench.rlm.TreeLoadBench;
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.rlm.runtime.TreeRows;
 import arbor.rollouts.RolloutWriter;
@@ -118,7 +118,7 @@ final class RolloutsBench implements Benchmark {
     RlmSettings r = base.rlm();
     RlmSettings rlm = new RlmSettings(kind == PolicyKind.DJL ? maxTurns : r.maxTurns(), r.onMaxTurns(), r.maxDepth(),
         r.maxChildren(), r.maxNodes(), r.maxTokensPerTree(), r.treeWallTime(),
-        kind == PolicyKind.DJL ? Prompts.Strategy.REDUCED : r.prompts(), r.promptDir(), r.maxLlmCalls(),
+        kind == PolicyKind.DJL ? PromptStrategy.REDUCED : r.prompts(), r.promptDir(), r.maxLlmCalls(),
         r.bindQuestion());
     DjlPolicySettings d = base.policy().djl();
     Path model = scratch.resolve("tiny-model");

@@ -1,5 +1,7 @@
 package arbor.jobs.bench;
 
+import arbor.rlm.sandbox.SandboxLimits;
+import arbor.rlm.RlmLimits;
 import arbor.jobs.Args;
 import arbor.rlm.Prompts;
 import arbor.jobs.bench.rlm.TreeLoadBench;
@@ -36,9 +38,9 @@ final class TreesBench implements Benchmark {
     int runawayEvery = Integer.parseInt(args.value("runaway-every").orElse("20"));
     int alone = Integer.parseInt(args.value("alone").orElse("4"));
     var c = ctx.config();
-    Prompts prompts = c.rlm().loadPrompts();
+    Prompts prompts = Prompts.of(c.rlm());
     List<TreeLoadBench.Query> qs = TreeLoadBench.queries(qasper, queries, papers, seed);
-    WorkerPoolConfig d = c.sandbox().pool();
+    WorkerPoolConfig d = WorkerPoolConfig.of(c.sandbox());
     // The configured REPL capacity, not one sized for the batch: a parent waiting for its children
     // lends them its slot, so the full batch (up to 640 live REPLs) fits the default 2 x 256.
     WorkerPoolConfig pool = new WorkerPoolConfig(workers, d.sessionsPerWorker(), 2048, d.jvmOptions(), d.resourceCache(),
@@ -48,13 +50,13 @@ final class TreesBench implements Benchmark {
         + " 1 child of %d%n", qs.size(), samples, papers, workers, d.sessionsPerWorker(), runawayEvery);
     TreeLoadBench.Result r;
     double harness;
-    try (WorkerPool sandbox = new WorkerPool(pool, c.repl().limits())) {
+    try (WorkerPool sandbox = new WorkerPool(pool, SandboxLimits.of(c.repl()))) {
       sandbox.warmUp();
       harness = TreeLoadBench.harnessMillisPerTurn(qs.subList(0, Math.min(alone, qs.size())), sandbox, prompts,
-          c.rlm().limits(c.repl()));
+          RlmLimits.of(c.rlm(), c.repl()));
       out.printf("bench trees: %.1f ms harness time per turn with one tree at a time (%d trees)%n", harness,
           Math.min(alone, qs.size()));
-      r = TreeLoadBench.run(qs, samples, sandbox, prompts, c.rlm().limits(c.repl()), runawayEvery, out);
+      r = TreeLoadBench.run(qs, samples, sandbox, prompts, RlmLimits.of(c.rlm(), c.repl()), runawayEvery, out);
     }
     out.printf("bench trees: %d/%d completed, %d timeouts, %d cross-talk, %.2f trees/s, %.1f ms harness time per turn"
         + " under the full batch (%d nodes, %d turns, at most %d live at once)%n", r.completed(), r.trees(), r.timeouts(),

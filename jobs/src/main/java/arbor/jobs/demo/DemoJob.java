@@ -150,7 +150,7 @@ public final class DemoJob implements Job {
    */
   static Iterable<String> studentTexts(JobContext context) {
     var c = context.config();
-    Prompts prompts = c.rlm().loadPrompts();
+    Prompts prompts = Prompts.of(c.rlm());
     List<String> texts = new ArrayList<>(prompts.systems().values());
     texts.add("<|im_start|>system\n<|im_end|>\n<|im_start|>user\n<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
     texts.add("0123456789 REPL variables: [] no code block found Traceback (most recent call last):");

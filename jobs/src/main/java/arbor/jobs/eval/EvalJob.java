@@ -13,7 +13,7 @@ import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
 import arbor.jobs.report.ReportJob;
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
 import arbor.warehouse.Table;

@@ -19,7 +19,7 @@ import arbor.rlm.TreeJson;
 import arbor.rlm.TreePrinter;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.TreeSeed;
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import arbor.rlm.runtime.RlmRuntime;
 import ai.djl.Device;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -18,13 +18,14 @@ import arbor.policy.checkpoint.OptimizerState;
 import arbor.policy.holder.RemoteModelFolder;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
+import arbor.policy.train.AdamW;
 import arbor.policy.train.ResponseSample;
 import arbor.policy.train.SftUpdate;
 import arbor.policy.train.TeacherTurns;
 import arbor.progress.Progress;
 import arbor.progress.Tally;
-import arbor.rlm.policy.ChatMessage;
-import arbor.rlm.policy.PolicyKind;
+import arbor.policy.model.ChatMessage;
+import arbor.conf.PolicyKind;
 import arbor.rollouts.Rollouts;
 import arbor.sft.TeacherTraces;
 import arbor.synthesis.Queries;
@@ -160,7 +161,7 @@ public final class SftJob implements Job {
             + " and the generation cap " + cap + " (student tokens); see the counts above");
       }
       student.model().setTrainable(true);
-      try (SftUpdate update = new SftUpdate(student.model(), sft.optimizer(base.learner()), sft.microBatchTokens(),
+      try (SftUpdate update = new SftUpdate(student.model(), AdamW.Hyper.sft(sft, base.learner()), sft.microBatchTokens(),
           base.learner().attentionChunk())) {
         long total = (long) sft.epochs() * update.stepsPerEpoch(samples);
         update.schedule(new SftUpdate.Schedule(sft.lr(), sft.warmupSteps(), total, sft.minLrFraction()));

@@ -1,6 +1,6 @@
 package arbor.jobs.view;
 
-import arbor.judge.NormalizedText;
+import arbor.text.NormalizedText;
 import java.util.List;
 
 /**

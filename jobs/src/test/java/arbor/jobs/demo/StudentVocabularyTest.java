@@ -16,7 +16,7 @@ import arbor.policy.model.PolicyTokenizer;
 import arbor.policy.model.Qwen3Tokenizer;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;

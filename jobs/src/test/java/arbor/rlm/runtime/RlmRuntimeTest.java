@@ -16,7 +16,7 @@ import arbor.policy.model.TinyModels;
 import arbor.rlm.NodeStatus;
 import arbor.rlm.RlmContext;
 import arbor.rlm.TreeRunner;
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

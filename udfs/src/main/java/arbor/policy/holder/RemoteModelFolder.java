@@ -1,6 +1,6 @@
 package arbor.policy.holder;
 
-import arbor.ingest.Hashes;
+import arbor.text.Hashes;
 import arbor.policy.model.HfModelFolder;
 import java.io.IOException;
 import java.io.InputStream;

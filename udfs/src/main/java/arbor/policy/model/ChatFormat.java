@@ -1,6 +1,5 @@
 package arbor.policy.model;
 
-import arbor.rlm.policy.ChatMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;

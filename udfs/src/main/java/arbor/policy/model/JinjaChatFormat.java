@@ -1,6 +1,5 @@
 package arbor.policy.model;
 
-import arbor.rlm.policy.ChatMessage;
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.LegacyOverrides;

@@ -1,6 +1,5 @@
 package arbor.policy.model;
 
-import arbor.rlm.policy.ChatMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,6 +1,5 @@
 package arbor.policy.model;
 
-import arbor.rlm.policy.ChatMessage;
 import java.util.List;
 
 /**

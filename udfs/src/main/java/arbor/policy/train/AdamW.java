@@ -1,5 +1,7 @@
 package arbor.policy.train;
 
+import arbor.conf.SftSettings;
+import arbor.conf.LearnerSettings;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import java.util.LinkedHashMap;
@@ -31,6 +33,16 @@ public final class AdamW implements AutoCloseable {
    */
   public record Hyper(double lr, double weightDecay, double beta1, double beta2, double eps,
       double maxGradNorm) {
+
+    public static Hyper of(LearnerSettings l) {
+      return new Hyper(l.lr(), l.weightDecay(), l.beta1(), l.beta2(), l.eps(), l.maxGradNorm());
+    }
+
+    /** SFT's optimizer: the learner's hyper-parameters with SFT's learning rate. */
+    public static Hyper sft(SftSettings sft, LearnerSettings l) {
+      return new Hyper(sft.lr(), l.weightDecay(), l.beta1(), l.beta2(), l.eps(), l.maxGradNorm());
+    }
+
     public Hyper {
       if (!(lr >= 0) || !(weightDecay >= 0) || !(eps > 0)) {
         throw new IllegalArgumentException("AdamW needs lr >= 0, weight_decay >= 0, eps > 0;"

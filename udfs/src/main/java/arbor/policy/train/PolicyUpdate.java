@@ -52,11 +52,11 @@ public final class PolicyUpdate implements AutoCloseable {
     this.forward = new PolicyForward(policy, temperature, settings.attentionChunk());
     this.referenceForward = reference == null ? null
         : new PolicyForward(reference, temperature, settings.attentionChunk());
-    this.objective = settings.objective();
-    this.reduction = settings.lossReduction();
+    this.objective = SurrogateLoss.of(settings);
+    this.reduction = Reduction.parse(settings.reduction());
     this.budget = settings.microBatchTokens();
     this.cost = MicroBatches.TokenCost.of(policy.config());
-    this.optimizer = new AdamW(policy.parameters(), settings.optimizer());
+    this.optimizer = new AdamW(policy.parameters(), AdamW.Hyper.of(settings));
   }
 
   /**

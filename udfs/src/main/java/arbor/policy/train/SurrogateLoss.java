@@ -1,5 +1,6 @@
 package arbor.policy.train;
 
+import arbor.conf.LearnerSettings;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import arbor.policy.model.TorchScalar;
@@ -17,6 +18,10 @@ import arbor.policy.model.TorchScalar;
  * @param beta weight of the KL term
  */
 public record SurrogateLoss(double clipEps, double beta) {
+
+  public static SurrogateLoss of(LearnerSettings l) {
+    return new SurrogateLoss(l.epsClip(), l.betaKl());
+  }
 
   public SurrogateLoss {
     if (!(clipEps > 0 && clipEps < 1) || !(beta >= 0)) {

@@ -1,7 +1,7 @@
 package arbor.policy.train;
 
 import arbor.policy.model.PolicyModel;
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import java.util.Arrays;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package arbor.rlm.policy;
 
+import arbor.policy.model.ChatMessage;
 import ai.djl.Device;
 import arbor.conf.DjlPolicySettings;
 import arbor.policy.generate.ChatGenerator;

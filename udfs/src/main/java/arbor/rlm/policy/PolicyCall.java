@@ -1,5 +1,6 @@
 package arbor.rlm.policy;
 
+import arbor.policy.model.ChatMessage;
 import java.util.List;
 
 /**

@@ -1,5 +1,7 @@
 package arbor.rlm.runtime;
 
+import arbor.rlm.sandbox.WorkerPoolConfig;
+import arbor.rlm.sandbox.SandboxLimits;
 import ai.djl.Device;
 import arbor.conf.ArborConfig;
 import arbor.conf.DjlPolicySettings;
@@ -19,7 +21,7 @@ import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.policy.PassageExpert;
 import arbor.rlm.policy.Generation;
 import arbor.rlm.policy.Policy;
-import arbor.rlm.policy.PolicyKind;
+import arbor.conf.PolicyKind;
 import arbor.rlm.policy.ReplayPolicy;
 import arbor.rlm.policy.endpoint.AnthropicEndpoint;
 import arbor.rlm.policy.endpoint.EndpointPolicy;
@@ -78,8 +80,8 @@ public final class RlmRuntime implements AutoCloseable {
     this.mode = mode;
     this.versions = new PolicyVersions(config.policy().djl().modelDir(), checkpoints);
     this.env = Map.copyOf(env);
-    this.prompts = config.rlm().loadPrompts();
-    this.limits = config.rlm().limits(config.repl());
+    this.prompts = Prompts.of(config.rlm());
+    this.limits = RlmLimits.of(config.rlm(), config.repl());
   }
 
   /**
@@ -186,8 +188,8 @@ public final class RlmRuntime implements AutoCloseable {
     }
     if (sandbox == null) {
       sandbox = switch (mode) {
-        case WORKERS -> new WorkerPool(config.sandbox().pool(), config.repl().limits());
-        case IN_PROCESS -> new InProcessSandbox(config.repl().limits());
+        case WORKERS -> new WorkerPool(WorkerPoolConfig.of(config.sandbox()), SandboxLimits.of(config.repl()));
+        case IN_PROCESS -> new InProcessSandbox(SandboxLimits.of(config.repl()));
       };
     }
     return sandbox;

@@ -1,5 +1,6 @@
 package arbor.rlm.sandbox;
 
+import arbor.conf.ReplSettings;
 import java.time.Duration;
 
 /**
@@ -23,6 +24,10 @@ public record SandboxLimits(Duration cellWallTime, Duration interruptGrace, int 
     if (maxOutputChars < 100) {
       throw new IllegalArgumentException("maxOutputChars must be at least 100, got " + maxOutputChars);
     }
+  }
+
+  public static SandboxLimits of(ReplSettings repl) {
+    return new SandboxLimits(repl.cellWallTime(), repl.interruptGrace(), repl.maxOutputChars());
   }
 
   public static SandboxLimits defaults() {

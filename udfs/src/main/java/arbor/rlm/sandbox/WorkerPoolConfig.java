@@ -1,5 +1,6 @@
 package arbor.rlm.sandbox;
 
+import arbor.conf.SandboxSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -96,6 +97,19 @@ public record WorkerPoolConfig(
   public WorkerPoolConfig withStartTimeout(Duration d) {
     return new WorkerPoolConfig(workers, sessionsPerWorker, workerHeapMb, jvmOptions, resourceCache, d,
         logDir, cellsPerWorker, restoreMaxActive, heartbeatInterval, heartbeatTimeout, replHeapMb);
+  }
+
+  /**
+   * The pool of the configuration's {@code sandbox} section: 0 cells per worker means this
+   * machine's cores shared among the workers, a 0 REPL heap a quarter of a worker's.
+   */
+  public static WorkerPoolConfig of(SandboxSettings s) {
+    String cache = System.getProperty("polyglot.engine.userResourceCache");
+    int cells = s.cellsPerWorker() > 0 ? s.cellsPerWorker() : Math.max(1, Runtime.getRuntime().availableProcessors() / s.workers());
+    return new WorkerPoolConfig(s.workers(), s.sessionsPerWorker(), s.workerHeapMb(), s.jvmOptions(),
+        cache == null ? null : Path.of(cache), s.startTimeout(), s.logDir().isBlank() ? null : Path.of(s.logDir()), cells,
+        s.restoreMaxActive(), s.heartbeatInterval(), s.heartbeatTimeout(),
+        s.replHeapMb() > 0 ? s.replHeapMb() : Math.max(1, s.workerHeapMb() / 4));
   }
 
   public static WorkerPoolConfig defaults() {

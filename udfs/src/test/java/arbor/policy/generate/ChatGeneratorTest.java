@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;

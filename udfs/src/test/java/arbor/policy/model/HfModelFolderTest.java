@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import arbor.rlm.policy.ChatMessage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.rlm.policy.ChatMessage;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -15,7 +15,7 @@ import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
 import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package arbor.rlm.policy;
 
+import arbor.policy.model.ChatMessage;
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The djl policy driving real RLM trees with a tiny random model. */
 class DjlPolicyTest {
   static final Prompts PROMPTS = Prompts.load(
-      Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), Prompts.Strategy.REDUCED);
+      Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), PromptStrategy.REDUCED);
   static final RlmContext PAPERS = new RlmContext.Papers(Map.of(
       "p1", "Paper One\nAbstract\nAlpha result.", "p2", "Paper Two\nAbstract\nBeta result."));
   static final DjlPolicySettings.Sampling SAMPLING = new DjlPolicySettings.Sampling(1.0, 1.0, 0, 24);

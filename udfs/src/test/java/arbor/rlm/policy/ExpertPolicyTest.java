@@ -1,5 +1,6 @@
 package arbor.rlm.policy;
 
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,7 +64,7 @@ class ExpertPolicyTest {
     return papers;
   }
 
-  static TreeRunner expert(InProcessSandbox sandbox, Prompts.Strategy strategy) {
+  static TreeRunner expert(InProcessSandbox sandbox, PromptStrategy strategy) {
     Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), strategy);
     return new TreeRunner(sandbox, new ExpertPolicy(ExpertPolicy.Settings.defaults()), prompts, RlmLimits.defaults());
   }
@@ -72,7 +73,7 @@ class ExpertPolicyTest {
   void theExpertDelegatesTheRelevantPapersAndReturnsVerbatimSpans() throws Exception {
     Map<String, String> papers = threePapers();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      TreeRunner runner = expert(sandbox, Prompts.Strategy.FULL);
+      TreeRunner runner = expert(sandbox, PromptStrategy.FULL);
       TreeRunner.TreeResult tree = runner.run("x", "Which training corpus do the systems train on?",
           new RlmContext.Papers(papers));
       NodeRecord root = tree.root();
@@ -112,7 +113,7 @@ class ExpertPolicyTest {
     papers.put("tsp", tsp);
     papers.put("bio", BIOLOGY);
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      TreeRunner.TreeResult tree = expert(sandbox, Prompts.Strategy.FULL).run("c",
+      TreeRunner.TreeResult tree = expert(sandbox, PromptStrategy.FULL).run("c",
           arbor.synthesis.SectionRole.CONCLUSIONS.aboutOne("TSP - Infrastructure for the Traveling Salesperson Problem"),
           new RlmContext.Papers(papers));
       assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
@@ -132,7 +133,7 @@ class ExpertPolicyTest {
   void theSamplesOfOneQueryAreDifferentTreesAndARerunReproducesEachOfThem() {
     Map<String, String> papers = threePapers();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      TreeRunner runner = expert(sandbox, Prompts.Strategy.REDUCED);
+      TreeRunner runner = expert(sandbox, PromptStrategy.REDUCED);
       String question = "Which training corpus do the systems train on?";
       List<List<String>> first = new java.util.ArrayList<>();
       for (int g = 0; g < 4; g++) {

@@ -1,5 +1,6 @@
 package arbor.rlm.policy;
 
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,7 +55,7 @@ class PassageExpertTest {
   }
 
   private static TreeRunner runner(InProcessSandbox sandbox, boolean bound) {
-    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), Prompts.Strategy.TOY);
+    Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), PromptStrategy.TOY);
     return new TreeRunner(sandbox, new PassageExpert(new PassageExpert.Settings(4, bound, 17)), prompts,
         RlmLimits.defaults().withBindQuestion(bound));
   }

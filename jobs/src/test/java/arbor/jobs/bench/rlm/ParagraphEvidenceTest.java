@@ -1,5 +1,6 @@
 package arbor.jobs.bench.rlm;
 
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -55,7 +56,7 @@ class ParagraphEvidenceTest {
     assumeTrue(Files.exists(qasper.resolve("questions_train.json")),
         "QASPER is absent at " + qasper + ": this check needs ../shared/data/qasper-train");
     Prompts prompts = Prompts.load(Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"),
-        Prompts.Strategy.FULL);
+        PromptStrategy.FULL);
     List<QasperQuestion> questions = ExpertEvidenceBench.sample(qasper, 6, 1);
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
       ExpertEvidenceBench.Result r = ExpertEvidenceBench.run(qasper, questions, sandbox, prompts,

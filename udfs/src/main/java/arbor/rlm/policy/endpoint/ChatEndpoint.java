@@ -1,6 +1,6 @@
 package arbor.rlm.policy.endpoint;
 
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package arbor.rlm.policy.endpoint;
 
 import arbor.conf.EndpointSettings;
-import arbor.rlm.policy.ChatMessage;
+import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;

@@ -1,5 +1,6 @@
 package arbor.rlm.policy.endpoint;
 
+import arbor.conf.PromptStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /** Endpoint policies writing real trees: what the endpoint answers is what the REPL runs. */
 class EndpointPolicyTest {
   static final Prompts PROMPTS = Prompts.load(
-      Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), Prompts.Strategy.REDUCED);
+      Path.of(System.getProperty("arbor.repo", ".."), "conf", "prompts"), PromptStrategy.REDUCED);
   static final RlmContext PAPER = new RlmContext.Single("Paper One\nAbstract\nAlpha result.");
   static InProcessSandbox sandbox;
 

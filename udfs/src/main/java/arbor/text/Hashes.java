@@ -1,4 +1,4 @@
-package arbor.ingest;
+package arbor.text;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package arbor.judge;
+package arbor.text;
 
 import java.text.Normalizer;
 import java.util.Arrays;

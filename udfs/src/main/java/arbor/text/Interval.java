@@ -1,4 +1,4 @@
-package arbor.judge;
+package arbor.text;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package arbor.rlm.policy;
+package arbor.policy.model;
 
 import java.util.Objects;
 

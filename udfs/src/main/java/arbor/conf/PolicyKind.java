@@ -1,4 +1,4 @@
-package arbor.rlm.policy;
+package arbor.conf;
 
 import java.util.Locale;
 

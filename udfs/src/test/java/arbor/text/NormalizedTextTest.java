@@ -1,4 +1,4 @@
-package arbor.judge;
+package arbor.text;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
