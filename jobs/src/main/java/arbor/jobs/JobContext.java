@@ -1,8 +1,8 @@
 package arbor.jobs;
 
 import arbor.conf.ArborConfig;
-import arbor.spark.Sessions;
-import arbor.warehouse.Warehouse;
+import arbor.pipelines.spark.Sessions;
+import arbor.pipelines.warehouse.Warehouse;
 import java.io.PrintStream;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
@@ -18,7 +18,7 @@ public final class JobContext implements AutoCloseable {
   private final PrintStream out;
   private SparkSession spark;
   private boolean ownsSpark;
-  private java.util.function.Consumer<arbor.warehouse.Table> beforeWrite = table -> {};
+  private java.util.function.Consumer<arbor.pipelines.warehouse.Table> beforeWrite = table -> {};
 
   public JobContext(String job, ArborConfig config, List<String> args, PrintStream out) {
     this.job = job;
@@ -46,7 +46,7 @@ public final class JobContext implements AutoCloseable {
   }
 
   /** Test-only fault point: {@code hook} runs before every warehouse write of this job; throw from it to crash the job there. */
-  public void beforeEachWrite(java.util.function.Consumer<arbor.warehouse.Table> hook) {
+  public void beforeEachWrite(java.util.function.Consumer<arbor.pipelines.warehouse.Table> hook) {
     this.beforeWrite = hook;
   }
 

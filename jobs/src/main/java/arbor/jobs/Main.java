@@ -1,8 +1,8 @@
 package arbor.jobs;
 
 import arbor.conf.ArborConfig;
-import arbor.conf.ConfigError;
-import arbor.conf.ConfigLoader;
+import arbor.jobs.conf.ConfigError;
+import arbor.jobs.conf.ConfigLoader;
 import arbor.inputs.MissingInput;
 import arbor.jobs.bench.BenchJob;
 import arbor.jobs.demo.DemoJob;

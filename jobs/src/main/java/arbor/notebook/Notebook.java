@@ -1,10 +1,10 @@
 package arbor.notebook;
 
 import arbor.conf.ArborConfig;
-import arbor.conf.ConfigLoader;
-import arbor.spark.Sessions;
-import arbor.warehouse.Table;
-import arbor.warehouse.Warehouse;
+import arbor.jobs.conf.ConfigLoader;
+import arbor.pipelines.spark.Sessions;
+import arbor.pipelines.warehouse.Table;
+import arbor.pipelines.warehouse.Warehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

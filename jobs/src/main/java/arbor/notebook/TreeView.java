@@ -6,7 +6,7 @@ import arbor.tables.Cols;
 import arbor.tables.Rewards;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
-import arbor.warehouse.Table;
+import arbor.pipelines.warehouse.Table;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

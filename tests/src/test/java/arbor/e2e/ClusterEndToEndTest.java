@@ -235,8 +235,8 @@ class ClusterEndToEndTest {
     assertEquals(turnRows, spark.read().format("delta").load(warehouse + "/samples").count(), "one sample per turn");
     nodes.unpersist();
     // The learner's step is a checkpoint in the warehouse, readable from here.
-    var store = new arbor.checkpoints.CheckpointStore(spark, new arbor.warehouse.Warehouse(spark, warehouse),
-        arbor.conf.ConfigLoader.load(List.of(), List.of()).checkpoints());
+    var store = new arbor.pipelines.checkpoints.CheckpointStore(spark, new arbor.pipelines.warehouse.Warehouse(spark, warehouse),
+        arbor.jobs.conf.ConfigLoader.load(List.of(), List.of()).checkpoints());
     assertEquals(List.of(0L, 1L), store.steps("cluster", arbor.policy.checkpoint.TableVersion.LATEST));
     // Both workers' executors ran tasks, in their own folders.
     assertTrue(runsATask(cluster.resolve("worker-2/work")), "worker 2 ran the step's tasks");

@@ -3,12 +3,12 @@ package arbor.e2e;
 import static org.junit.jupiter.api.Assertions.*;
 
 import arbor.conf.ArborConfig;
-import arbor.conf.ConfigLoader;
+import arbor.jobs.conf.ConfigLoader;
 import arbor.jobs.JobContext;
 import arbor.jobs.refresh.RefreshJob;
 import arbor.jobs.synthesize.SynthesizeJob;
 import arbor.synthesis.Queries;
-import arbor.warehouse.Table;
+import arbor.pipelines.warehouse.Table;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

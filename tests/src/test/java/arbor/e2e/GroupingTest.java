@@ -3,7 +3,7 @@ package arbor.e2e;
 import static org.junit.jupiter.api.Assertions.*;
 
 import arbor.conf.GroupSettings;
-import arbor.synthesis.Grouping;
+import arbor.pipelines.synthesis.Grouping;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

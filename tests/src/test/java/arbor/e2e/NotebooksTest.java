@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.conf.ConfigLoader;
+import arbor.jobs.conf.ConfigLoader;
 import arbor.notebook.HtmlTable;
 import arbor.notebook.Notebook;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,7 +60,7 @@ class NotebooksTest {
       // the tables it reads, by their warehouse names: --execute skips it when one is missing
       JsonNode needs = root.path("metadata").path("arbor").path("needs");
       assertTrue(needs.isArray() && !needs.isEmpty(), nb + ": metadata.arbor.needs");
-      List<String> known = Stream.of(arbor.warehouse.Table.values()).map(t -> t.tableName).toList();
+      List<String> known = Stream.of(arbor.pipelines.warehouse.Table.values()).map(t -> t.tableName).toList();
       needs.forEach(t -> assertTrue(known.contains(t.asText()), nb + " needs an unknown table '" + t.asText() + "'"));
       String firstCode = "";
       for (JsonNode cell : root.get("cells")) {
@@ -111,9 +111,9 @@ class NotebooksTest {
         node("n0.1", "n0", "n0", 1, 1, 0, null, "max_turns"),
         node("n0.0", "n0", "n0", 1, 0, 0, "[\"x\"]", "final"),
         node("m0", null, "m0", 0, -1, 0, null, "policy_error"));
-    var wh = new arbor.warehouse.Warehouse(spark, warehouse.toString());
-    wh.replaceStep(arbor.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes, arbor.tables.RolloutNodes.SCHEMA));
-    wh.replaceStep(arbor.warehouse.Table.ROLLOUT_TURNS, "r", 3, spark.createDataFrame(List.of(
+    var wh = new arbor.pipelines.warehouse.Warehouse(spark, warehouse.toString());
+    wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes, arbor.tables.RolloutNodes.SCHEMA));
+    wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_TURNS, "r", 3, spark.createDataFrame(List.of(
         turn("n0", 0, "let me look", "print(context[:100])", "The paper says"),
         turn("n0.0", 0, "child looks", "FINAL(['x'])", null)), arbor.tables.RolloutTurns.SCHEMA));
     var config = ConfigLoader.load(List.of(), List.of("warehouse=" + warehouse, "spark.master=local[2]",
@@ -125,10 +125,10 @@ class NotebooksTest {
       assertFalse(html.contains("m0"));
 
       // A second write of the step is a new Delta version; version 0 still has the first rows.
-      wh.replaceStep(arbor.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes.subList(3, 4), arbor.tables.RolloutNodes.SCHEMA));
-      assertEquals(4, nb.asOf(arbor.warehouse.Table.ROLLOUT_NODES, 0).count());
-      assertEquals(1, nb.table(arbor.warehouse.Table.ROLLOUT_NODES).count());
-      assertEquals(1L, nb.history(arbor.warehouse.Table.ROLLOUT_NODES).first().<Long>getAs("version"));
+      wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes.subList(3, 4), arbor.tables.RolloutNodes.SCHEMA));
+      assertEquals(4, nb.asOf(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, 0).count());
+      assertEquals(1, nb.table(arbor.pipelines.warehouse.Table.ROLLOUT_NODES).count());
+      assertEquals(1L, nb.history(arbor.pipelines.warehouse.Table.ROLLOUT_NODES).first().<Long>getAs("version"));
     }
   }
 

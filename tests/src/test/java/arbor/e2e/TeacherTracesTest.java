@@ -2,7 +2,7 @@ package arbor.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import arbor.sft.TeacherTraces;
+import arbor.pipelines.sft.TeacherTraces;
 import arbor.tables.Rewards;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;

@@ -1,8 +1,8 @@
 package arbor.e2e;
 
-import arbor.conf.ConfigLoader;
+import arbor.jobs.conf.ConfigLoader;
 import arbor.jobs.setup.CorpusFetcher;
-import arbor.spark.Sessions;
+import arbor.pipelines.spark.Sessions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -10,7 +10,7 @@ import arbor.jobs.JobContext;
 import arbor.jobs.view.ViewJob;
 import arbor.jobs.view.ViewPaths;
 import arbor.tables.Cols;
-import arbor.warehouse.Table;
+import arbor.pipelines.warehouse.Table;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

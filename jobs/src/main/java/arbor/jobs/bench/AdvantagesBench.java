@@ -8,7 +8,7 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
-import arbor.advantages.Advantages;
+import arbor.pipelines.advantages.Advantages;
 import arbor.advantages.GroupAdvantages;
 import arbor.conf.AdvantageSettings;
 import arbor.jobs.Args;

@@ -1,6 +1,6 @@
 package arbor.jobs.bench;
 
-import arbor.checkpoints.CheckpointStore;
+import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.jobs.Args;
 import arbor.jobs.UsageError;
 import arbor.policy.checkpoint.Checkpoint;
@@ -9,7 +9,7 @@ import arbor.policy.model.HostTensor;
 import arbor.policy.model.SafetensorsFile;
 import arbor.policy.model.SafetensorsWriter;
 import arbor.policy.model.TensorDtype;
-import arbor.warehouse.Warehouse;
+import arbor.pipelines.warehouse.Warehouse;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package arbor.jobs.export;
 
-import arbor.checkpoints.CheckpointStore;
+import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;

@@ -1,18 +1,18 @@
 package arbor.jobs.ingest;
 
 import arbor.ingest.DistinctFiles;
-import arbor.ingest.Ingest;
+import arbor.pipelines.ingest.Ingest;
 import arbor.ingest.IngestError;
 import arbor.ingest.IngestRows;
 import arbor.ingest.SourceFile;
-import arbor.ingest.SourceListing;
+import arbor.pipelines.ingest.SourceListing;
 import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
 import arbor.progress.Progress;
-import arbor.warehouse.Table;
-import arbor.warehouse.Warehouse;
+import arbor.pipelines.warehouse.Table;
+import arbor.pipelines.warehouse.Warehouse;
 import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.List;

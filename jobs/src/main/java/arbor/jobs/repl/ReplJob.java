@@ -4,7 +4,7 @@ import arbor.ingest.FileParser;
 import arbor.ingest.Paper;
 import arbor.ingest.Parsed;
 import arbor.ingest.SourceFile;
-import arbor.ingest.SourceListing;
+import arbor.pipelines.ingest.SourceListing;
 import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;

@@ -2,13 +2,13 @@ package arbor.jobs.report;
 
 import static org.apache.spark.sql.functions.col;
 
-import arbor.eval.Evaluate;
+import arbor.pipelines.eval.Evaluate;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
 import arbor.tables.Metrics;
-import arbor.warehouse.Table;
-import arbor.warehouse.Warehouse;
+import arbor.pipelines.warehouse.Table;
+import arbor.pipelines.warehouse.Warehouse;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;

@@ -5,7 +5,7 @@ import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
 import arbor.jobs.view.ViewJob;
-import arbor.warehouse.Warehouse;
+import arbor.pipelines.warehouse.Warehouse;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

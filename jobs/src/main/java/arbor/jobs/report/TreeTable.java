@@ -2,7 +2,7 @@ package arbor.jobs.report;
 
 import static org.apache.spark.sql.functions.col;
 
-import arbor.eval.Evaluate;
+import arbor.pipelines.eval.Evaluate;
 import arbor.jobs.view.ViewPaths;
 import arbor.notebook.Html;
 import arbor.tables.Cols;

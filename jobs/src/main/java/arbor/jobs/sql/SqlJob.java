@@ -4,7 +4,7 @@ import arbor.jobs.Args;
 import arbor.jobs.Job;
 import arbor.jobs.JobContext;
 import arbor.jobs.UsageError;
-import arbor.warehouse.Table;
+import arbor.pipelines.warehouse.Table;
 import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.AnalysisException;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import arbor.conf.ArborConfig;
-import arbor.conf.ConfigError;
-import arbor.conf.ConfigLoader;
+import arbor.jobs.conf.ConfigError;
+import arbor.jobs.conf.ConfigLoader;
 import arbor.conf.RolloutSettings.SandboxMode;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.TensorDtype;
