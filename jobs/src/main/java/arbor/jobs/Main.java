@@ -1,5 +1,8 @@
 package arbor.jobs;
 
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import arbor.conf.ArborConfig;
 import arbor.jobs.conf.ConfigError;
 import arbor.jobs.conf.ConfigLoader;

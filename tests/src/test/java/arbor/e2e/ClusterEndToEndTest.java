@@ -65,7 +65,7 @@ class ClusterEndToEndTest {
     Assumptions.assumeTrue(Files.isRegularFile(JAR) && Files.isRegularFile(ChildJvm.FLAGS),
         "no jobs jar at " + JAR + " (mvn package builds it before this module's tests): cluster test skipped");
     if (Files.exists(cluster)) script("stop");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     Path corpus = Files.createDirectories(driverDir.resolve("corpus"));
     for (int i = 0; i < PAPERS; i++) {
       String title = String.format("Cluster Paper %02d On Distributed Evidence", i);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import arbor.conf.ArborConfig;
 import arbor.jobs.conf.ConfigLoader;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.JobContext;
 import arbor.jobs.refresh.RefreshJob;
 import arbor.jobs.synthesize.SynthesizeJob;
 import arbor.synthesis.Queries;
@@ -42,7 +42,7 @@ class DatasetRecoveryEndToEndTest {
   @BeforeAll
   void papers() throws Exception {
     root = TestEnv.WORK.resolve("recovery-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     papers = root.resolve("papers");
     QasperSample.write(papers, QasperSample.firstIds(12), "sample");
   }

@@ -38,7 +38,7 @@ class IngestEndToEndTest {
   @BeforeAll
   void buildTheInputFolder() throws Exception {
     Path root = Files.createDirectories(TestEnv.WORK.resolve("ingest-e2e"));
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     inputs = Files.createDirectories(root.resolve("inputs"));
     warehouse = root.resolve("warehouse");
     Path real = TestEnv.realCorpus();

@@ -14,7 +14,7 @@ class MissingInputEndToEndTest {
   @Test
   void evalOnAnEmptyWarehouseNamesTheMissingTableAndTheJobThatWritesIt() throws Exception {
     Path root = TestEnv.WORK.resolve("missing-input-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     Path warehouse = root.resolve("warehouse");
     TestEnv.Run run = TestEnv.run("eval", "--run", "r", "--policy", "scripted", "--step", "0",
         "--report", root.resolve("report").toString(), "--set", "warehouse=" + warehouse);

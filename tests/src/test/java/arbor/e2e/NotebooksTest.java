@@ -80,7 +80,7 @@ class NotebooksTest {
   @Test
   void aNotebookSessionReadsWarehouseTablesAsViewsAndRendersSparkRows() throws Exception {
     Path warehouse = TestEnv.WORK.resolve("notebook-session/warehouse");
-    arbor.jobs.FileTrees.delete(warehouse.getParent());
+    arbor.jobs.cli.FileTrees.delete(warehouse.getParent());
     var spark = TestEnv.spark();
     StructType evidence = new StructType().add("paper_id", DataTypes.StringType).add("text", DataTypes.StringType);
     StructType schema = new StructType().add("query_id", DataTypes.StringType)
@@ -103,7 +103,7 @@ class NotebooksTest {
   @Test
   void aRolloutTreeIsDrawnFromTheStepTablesAndTablesTravelInTime() throws Exception {
     Path warehouse = TestEnv.WORK.resolve("notebook-tree/warehouse");
-    arbor.jobs.FileTrees.delete(warehouse.getParent());
+    arbor.jobs.cli.FileTrees.delete(warehouse.getParent());
     var spark = TestEnv.spark();
     // run r, step 3: root n0 with children n0.0 and n0.1; another tree (m0) that must not show
     List<org.apache.spark.sql.Row> nodes = List.of(

@@ -35,7 +35,7 @@ class RefreshEndToEndTest {
   @BeforeAll
   void firstPapersArrive() throws Exception {
     Path root = TestEnv.WORK.resolve("refresh-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     inbox = root.resolve("inbox");
     warehouse = root.resolve("warehouse");
     ids = QasperSample.firstIds(30);

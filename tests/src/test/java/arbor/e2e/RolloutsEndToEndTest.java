@@ -98,7 +98,7 @@ class RolloutsEndToEndTest {
   void tables() throws Exception {
     spark = TestEnv.spark();
     root = TestEnv.WORK.resolve("rollouts-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     TinyCorpus corpus = TinyCorpus.of(spark);
     papers = corpus.papers();
     groups = corpus.groups();

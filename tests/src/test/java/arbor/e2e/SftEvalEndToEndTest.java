@@ -55,7 +55,7 @@ class SftEvalEndToEndTest {
   void tables() throws Exception {
     SparkSession spark = TestEnv.spark();
     root = TestEnv.WORK.resolve("sft-eval-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     warehouse = root.resolve("warehouse").toString();
     Warehouse w = new Warehouse(spark, warehouse);
     spark.createDataFrame(List.of(RowFactory.create("mt", RolloutsEndToEndTest.MT),

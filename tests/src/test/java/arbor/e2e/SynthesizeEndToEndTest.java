@@ -37,7 +37,7 @@ class SynthesizeEndToEndTest {
   @BeforeAll
   void ingestAndSynthesize() throws Exception {
     Path root = TestEnv.WORK.resolve("synthesize-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     Path papers = root.resolve("papers");
     QasperSample.write(papers, QasperSample.firstIds(40), "sample");
     warehouse = root.resolve("warehouse");

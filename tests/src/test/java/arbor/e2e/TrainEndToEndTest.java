@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.conf.ArborConfig;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.UsageError;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.model.HostTensor;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import arbor.conf.ArborConfig;
 import arbor.jobs.conf.ConfigLoader;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.JobContext;
 import arbor.jobs.train.TrainJob;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.model.HostTensor;
@@ -70,7 +70,7 @@ final class TrainFixture {
 
   /** A fresh folder with the tiny student and a warehouse of the tiny corpus, its queries in the train split. */
   static ArborConfig prepare(Path dir) throws IOException {
-    arbor.jobs.FileTrees.delete(dir);
+    arbor.jobs.cli.FileTrees.delete(dir);
     Path model = TinyCorpus.student(dir.resolve("tiny-model"));
     ArborConfig config = config(dir.resolve("warehouse"), model);
     SparkSession spark = TestEnv.spark();

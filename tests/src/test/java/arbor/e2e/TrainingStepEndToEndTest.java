@@ -57,7 +57,7 @@ class TrainingStepEndToEndTest {
   void tables() throws Exception {
     spark = TestEnv.spark();
     root = TestEnv.WORK.resolve("training-step-e2e");
-    arbor.jobs.FileTrees.delete(root);
+    arbor.jobs.cli.FileTrees.delete(root);
     TinyCorpus corpus = TinyCorpus.of(spark);
     papers = corpus.papers();
     groups = corpus.groups();

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.apache.spark.sql.functions.min;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.JobContext;
 import arbor.jobs.view.ViewJob;
 import arbor.jobs.view.ViewPaths;
 import arbor.tables.Cols;
@@ -78,7 +78,7 @@ class ViewerEndToEndTest {
   @Test
   void aPersonFindsATreeFromTheIndexFiltersAStepAndOpensATurn() throws Exception {
     Path site = TestEnv.WORK.resolve("viewer/train");
-    arbor.jobs.FileTrees.delete(site);
+    arbor.jobs.cli.FileTrees.delete(site);
     String console = view(TrainFixture.RUN, site);
     assertTrue(console.contains("view: open "), console);
     long first = run.warehouse().read(Table.ROLLOUT_NODES).where("run_id = 'r'").agg(min(Cols.STEP)).first().getLong(0);
@@ -124,7 +124,7 @@ class ViewerEndToEndTest {
         .distinct().orderBy(Cols.STEP).collectAsList().stream().map(r -> r.getLong(0)).toList();
     assertEquals(List.of(0L, 2L), steps, "the fixture evaluates before step 1 and after step 2");
     Path site = TestEnv.WORK.resolve("viewer/eval");
-    arbor.jobs.FileTrees.delete(site);
+    arbor.jobs.cli.FileTrees.delete(site);
     view(evalRun, site);
 
     browser.get(site.resolve("index.html").toUri().toString());

@@ -1,7 +1,7 @@
 package arbor.jobs.bench;
 
 import arbor.conf.ArborConfig;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.JobContext;
 import java.io.PrintStream;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;

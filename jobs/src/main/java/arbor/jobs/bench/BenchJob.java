@@ -1,9 +1,9 @@
 package arbor.jobs.bench;
 
 import arbor.inputs.MissingInput;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package arbor.jobs.bench;
 
 import arbor.pipelines.checkpoints.CheckpointStore;
-import arbor.jobs.Args;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.UsageError;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.OptimizerState;
 import arbor.policy.model.HostTensor;
@@ -95,7 +95,7 @@ final class CheckpointsBench implements Benchmark {
     out.printf("best MB/s: delta write %.0f, delta read %.0f, file write %.0f, file read %.0f%n",
         mb / dw, mb / dr, mb / fw, mb / fr);
     // Over a GB of scratch per run: nothing in it is worth keeping.
-    arbor.jobs.FileTrees.delete(scratch);
+    arbor.jobs.cli.FileTrees.delete(scratch);
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("mb", Math.round(mb));
     figures.put("delta_write_mb_s", round(mb / dw));

@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.bench.rlm.QasperDir;
 import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.Prompts;
 import arbor.rlm.RlmLimits;
@@ -10,7 +11,7 @@ import arbor.ingest.Parsed;
 import arbor.ingest.PdfNoise;
 import arbor.ingest.TextPapers;
 import arbor.text.NormalizedText;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.notebook.Html;
 import arbor.rlm.NodeRecord;
 import arbor.rlm.RlmContext;

@@ -3,8 +3,8 @@ package arbor.jobs.bench;
 import static org.apache.spark.sql.functions.*;
 
 import arbor.conf.SynthesisSettings;
-import arbor.jobs.Args;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.UsageError;
 import arbor.pipelines.synthesis.Embed;
 import arbor.pipelines.synthesis.Grouping;
 import arbor.pipelines.synthesis.Seeds;

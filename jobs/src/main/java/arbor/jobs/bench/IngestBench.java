@@ -1,8 +1,8 @@
 package arbor.jobs.bench;
 
-import arbor.jobs.Args;
-import arbor.jobs.FileTrees;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.FileTrees;
+import arbor.jobs.cli.JobContext;
 import arbor.jobs.ingest.IngestJob;
 import arbor.jobs.setup.SetupJob;
 import java.io.IOException;

@@ -1,9 +1,10 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.bench.rlm.QasperDir;
 import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.RlmLimits;
 import arbor.ingest.PdfNoise;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.judge.AlignedCase;
 import arbor.judge.EmbeddedJudge;
 import arbor.judge.FinalAnswer;

@@ -1,7 +1,7 @@
 package arbor.jobs.bench;
 
 import arbor.conf.LearnerSettings;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.jobs.bench.model.ModelBench;
 import arbor.conf.SetupSettings;
 import arbor.policy.model.ModelConfig;
@@ -160,7 +160,7 @@ final class LearnerBench implements Benchmark {
       }
       return v;
     } catch (NumberFormatException e) {
-      throw new arbor.jobs.UsageError("bench learner: --lengths takes two or more comma-separated"
+      throw new arbor.jobs.cli.UsageError("bench learner: --lengths takes two or more comma-separated"
           + " lengths >= 8, got '" + s + "'");
     }
   }

@@ -1,7 +1,7 @@
 package arbor.jobs.bench;
 
 import arbor.conf.DjlPolicySettings.Matmul;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.jobs.bench.model.ModelBench;
 import arbor.policy.model.TorchThreads;
 import java.util.Map;

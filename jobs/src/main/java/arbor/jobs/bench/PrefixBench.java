@@ -1,9 +1,10 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.bench.rlm.QasperDir;
 import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.RlmLimits;
 import ai.djl.Device;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.jobs.setup.TokenizerFetcher;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;

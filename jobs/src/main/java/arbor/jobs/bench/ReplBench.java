@@ -1,8 +1,9 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.bench.rlm.QasperDir;
 import arbor.rlm.sandbox.WorkerPoolConfig;
 import arbor.rlm.sandbox.SandboxLimits;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.rlm.RlmContext;
 import arbor.jobs.bench.rlm.ReplLatencyBench;
 import arbor.rlm.sandbox.WorkerPool;

@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.bench.rlm.QasperDir;
 import arbor.conf.PromptStrategy;
 import static org.apache.spark.sql.functions.col;
 
@@ -8,7 +9,7 @@ import arbor.conf.ArborConfig;
 import arbor.conf.DjlPolicySettings;
 import arbor.conf.RlmSettings;
 import arbor.conf.RolloutSettings;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.TensorDtype;
@@ -70,7 +71,7 @@ final class RolloutsBench implements Benchmark {
     SparkSession spark = ctx.spark();
     Inputs in = inputs(spark, TreeLoadBench.queries(qasper, queries, papers, 1));
     Path scratch = Path.of(ctx.config().dataDir(), "tmp", "bench-rollouts").toAbsolutePath();
-    arbor.jobs.FileTrees.delete(scratch);
+    arbor.jobs.cli.FileTrees.delete(scratch);
     List<PolicyKind> kinds = switch (which) {
       case "both" -> List.of(PolicyKind.DJL, PolicyKind.SCRIPTED);
       default -> List.of(PolicyKind.parse(which));

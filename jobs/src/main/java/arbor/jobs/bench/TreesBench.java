@@ -1,8 +1,9 @@
 package arbor.jobs.bench;
 
+import arbor.jobs.bench.rlm.QasperDir;
 import arbor.rlm.sandbox.SandboxLimits;
 import arbor.rlm.RlmLimits;
-import arbor.jobs.Args;
+import arbor.jobs.cli.Args;
 import arbor.rlm.Prompts;
 import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.rlm.sandbox.WorkerPool;

@@ -1,7 +1,7 @@
 package arbor.jobs.demo;
 
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
 import arbor.jobs.eval.EvalJob;
 import arbor.jobs.ingest.IngestJob;
 import arbor.jobs.setup.SetupJob;

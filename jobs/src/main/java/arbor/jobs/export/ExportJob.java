@@ -1,10 +1,10 @@
 package arbor.jobs.export;
 
 import arbor.pipelines.checkpoints.CheckpointStore;
-import arbor.jobs.Args;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.HfExport;
 import arbor.policy.checkpoint.TableVersion;

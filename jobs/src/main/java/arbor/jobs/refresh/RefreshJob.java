@@ -1,10 +1,10 @@
 package arbor.jobs.refresh;
 
 import arbor.conf.SynthesisSettings;
-import arbor.jobs.Args;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import arbor.jobs.ingest.IngestJob;
 import arbor.jobs.synthesize.DatasetBuilder;
 import arbor.jobs.synthesize.SynthesizeJob;

@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import arbor.jobs.FileTrees;
+import arbor.jobs.cli.FileTrees;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;

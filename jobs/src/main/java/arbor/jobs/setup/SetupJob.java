@@ -1,8 +1,8 @@
 package arbor.jobs.setup;
 
-import arbor.jobs.Args;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package arbor.jobs.setup;
 
-import arbor.jobs.FileTrees;
+import arbor.jobs.cli.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

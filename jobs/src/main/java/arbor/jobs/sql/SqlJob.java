@@ -1,9 +1,9 @@
 package arbor.jobs.sql;
 
-import arbor.jobs.Args;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import arbor.pipelines.warehouse.Table;
 import java.util.List;
 import java.util.Set;

@@ -3,7 +3,7 @@ package arbor.jobs.synthesize;
 import static org.apache.spark.sql.functions.*;
 
 import arbor.conf.SynthesisSettings;
-import arbor.jobs.JobContext;
+import arbor.jobs.cli.JobContext;
 import arbor.pipelines.synthesis.Embed;
 import arbor.synthesis.Evidence;
 import arbor.pipelines.synthesis.EvidenceParagraphs;

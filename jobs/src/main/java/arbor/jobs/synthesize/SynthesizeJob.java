@@ -1,10 +1,10 @@
 package arbor.jobs.synthesize;
 
 import arbor.conf.SynthesisSettings;
-import arbor.jobs.Args;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import arbor.synthesis.LlmGenerator;
 import arbor.pipelines.synthesis.Seeds;
 import arbor.pipelines.warehouse.Table;

@@ -3,10 +3,10 @@ package arbor.jobs.view;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.countDistinct;
 
-import arbor.jobs.Args;
-import arbor.jobs.Job;
-import arbor.jobs.JobContext;
-import arbor.jobs.UsageError;
+import arbor.jobs.cli.Args;
+import arbor.jobs.cli.Job;
+import arbor.jobs.cli.JobContext;
+import arbor.jobs.cli.UsageError;
 import arbor.tables.Cols;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;

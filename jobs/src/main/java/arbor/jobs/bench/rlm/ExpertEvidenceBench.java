@@ -42,7 +42,7 @@ public final class ExpertEvidenceBench {
 
   /** The answerable questions whose paper text is present, shuffled with {@code seed}, at most {@code limit}. */
   public static List<QasperQuestion> sample(Path qasperDir, int limit, long seed) throws IOException {
-    Path file = arbor.jobs.bench.QasperDir.require(qasperDir).resolve("questions_train.json");
+    Path file = arbor.jobs.bench.rlm.QasperDir.require(qasperDir).resolve("questions_train.json");
     List<QasperQuestion> all = new ArrayList<>(QasperQuestion.readAnswerable(file));
     all.removeIf(q -> !Files.exists(qasperDir.resolve("papers").resolve(q.paperId() + ".txt")));
     Collections.shuffle(all, new Random(seed));

@@ -1,4 +1,4 @@
-package arbor.jobs;
+package arbor.jobs.cli;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package arbor.jobs.bench;
+package arbor.jobs.bench.rlm;
 
 import arbor.inputs.MissingInput;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package arbor.jobs;
+package arbor.jobs.cli;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package arbor.jobs;
+package arbor.jobs.cli;
 
 import arbor.conf.ArborConfig;
 import arbor.pipelines.spark.Sessions;

@@ -1,4 +1,4 @@
-package arbor.jobs;
+package arbor.jobs.cli;
 
 /** One entry point of {@code arbor <job>}. */
 public interface Job {
