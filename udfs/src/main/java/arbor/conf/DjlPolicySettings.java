@@ -1,6 +1,7 @@
 package arbor.conf;
 
 import java.io.Serializable;
+import java.nio.file.Path;
 
 /**
  * The {@code djl} policy: a Hugging Face model folder run by Arbor's generation engine.
@@ -13,9 +14,30 @@ import java.io.Serializable;
  *     trees of a step take theirs from (run, step, query, sample), see {@code arbor.rlm.TreeSeed}
  * @param engine the generation engine's batching limits
  * @param sampling how each turn is sampled
+ * @param cache where each JVM keeps its copies of models read from Hadoop URIs
  */
 public record DjlPolicySettings(String modelDir, int torchThreads, long seed,
-    Engine engine, Sampling sampling) implements Serializable {
+    Engine engine, Sampling sampling, Cache cache) implements Serializable {
+
+  /**
+   * @param dir the folder of the copies; "" = {@code arbor-models} in the JVM's temp folder
+   * @param maxGb most gigabytes of complete copies kept; older unused ones are deleted
+   */
+  public record Cache(String dir, double maxGb) implements Serializable {
+    public Cache {
+      if (!(maxGb >= 0) || Double.isInfinite(maxGb)) {
+        throw new IllegalArgumentException("policy.djl.cache.max_gb must be a number of gigabytes, 0 or more, got " + maxGb);
+      }
+    }
+
+    public Path root() {
+      return dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "arbor-models") : Path.of(dir);
+    }
+
+    public long maxBytes() {
+      return (long) (maxGb * (1L << 30));
+    }
+  }
 
   /**
    * @param maxBatch most sequences admitted together (prefilling or decoding)

@@ -18,7 +18,7 @@ public record PolicySettings(DjlPolicySettings djl, EndpointSettings openai,
   /** The same settings with the djl model folder {@code dir}. */
   public PolicySettings withModelDir(String dir) {
     return new PolicySettings(new DjlPolicySettings(dir, djl.torchThreads(), djl.seed(), djl.engine(),
-        djl.sampling()), openai, anthropic, replay, scripted);
+        djl.sampling(), djl.cache()), openai, anthropic, replay, scripted);
   }
 
   public PolicySettings withReplayFile(String file) {

@@ -128,7 +128,7 @@ final class RolloutsBench implements Benchmark {
           TensorDtype.F32, model);
     }
     DjlPolicySettings djl = new DjlPolicySettings(model.toString(), d.torchThreads(), d.seed(), d.engine(),
-        new DjlPolicySettings.Sampling(d.sampling().temperature(), d.sampling().topP(), d.sampling().topK(), maxNew));
+        new DjlPolicySettings.Sampling(d.sampling().temperature(), d.sampling().topP(), d.sampling().topK(), maxNew), d.cache());
     var p = base.policy();
     ArborConfig c = base.withWarehouse(scratch.resolve("warehouse").toString())
         .withPolicy(new arbor.conf.PolicySettings(djl, p.openai(), p.anthropic(), p.replay(), p.scripted())).withRlm(rlm);

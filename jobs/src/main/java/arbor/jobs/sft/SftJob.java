@@ -126,7 +126,7 @@ public final class SftJob implements Job {
     Map<String, Double> metrics = new LinkedHashMap<>();
     metrics.put("sft.trees_kept", (double) kept);
     metrics.put("sft.trees_dropped", (double) droppedTotal);
-    try (PolicyModel student = HfModelFolder.load(RemoteModelFolder.local(base.policy().djl().modelDir()), Device.cpu())) {
+    try (PolicyModel student = HfModelFolder.load(RemoteModelFolder.local(base.policy().djl().modelDir(), base.policy().djl().cache()), Device.cpu())) {
       TeacherTurns render = new TeacherTurns(student);
       int cap = base.policy().djl().sampling().maxNewTokens();
       List<ResponseSample> samples = new ArrayList<>();

@@ -153,7 +153,7 @@ public final class TrainJob implements Job {
       throw new UsageError("train: run '" + runId + "' has no step-0 checkpoint (sft writes one) and"
           + " policy.djl.model_dir is not set; set it to a Hugging Face folder, or run sft first");
     }
-    try (PolicyModel initial = HfModelFolder.load(RemoteModelFolder.local(dir), Device.cpu())) {
+    try (PolicyModel initial = HfModelFolder.load(RemoteModelFolder.local(dir, config.policy().djl().cache()), Device.cpu())) {
       store.save(runId, 0, initial, OptimizerState.NONE, new byte[0], java.util.Map.of());
     }
     context.out().printf("train: run %s starts from %s (saved as its step-0 checkpoint)%n", runId, dir);

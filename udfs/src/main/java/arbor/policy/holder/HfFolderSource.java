@@ -1,5 +1,6 @@
 package arbor.policy.holder;
 
+import arbor.conf.DjlPolicySettings;
 import ai.djl.Device;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
@@ -11,17 +12,19 @@ import java.nio.file.Path;
  * Checkpoints as Hugging Face folders. With {@code perRun} false every key loads {@code root}
  * (the base model before any training step); otherwise key (run, v) loads
  * {@code root/<run>/v<version>}. The root is a local path or any Hadoop URI
- * ({@link RemoteModelFolder}).
+ * ({@link RemoteModelFolder}), whose copies go to {@code cache}.
  */
-public record HfFolderSource(String root, boolean perRun) implements CheckpointSource,
+public record HfFolderSource(String root, boolean perRun, DjlPolicySettings.Cache cache) implements CheckpointSource,
     Serializable {
 
+  /** A local folder, which needs no cache. */
   public static HfFolderSource fixed(Path folder) {
-    return new HfFolderSource(folder.toString(), false);
+    return new HfFolderSource(folder.toString(), false, null);
   }
 
+  /** Local run folders, which need no cache. */
   public static HfFolderSource perRun(Path root) {
-    return new HfFolderSource(root.toString(), true);
+    return new HfFolderSource(root.toString(), true, null);
   }
 
   /** The folder of {@code key}: a local path, or a Hadoop URI. */
@@ -31,6 +34,6 @@ public record HfFolderSource(String root, boolean perRun) implements CheckpointS
 
   @Override
   public PolicyModel load(CheckpointKey key, Device device) throws IOException {
-    return HfModelFolder.load(RemoteModelFolder.local(folder(key)), device);
+    return HfModelFolder.load(RemoteModelFolder.local(folder(key), cache), device);
   }
 }

@@ -27,9 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ModelCache {
 
-  /** Most gigabytes of complete copies kept; defaults to {@value #DEFAULT_LIMIT_GB}. */
-  static final String LIMIT_PROPERTY = "arbor.model_cache_max_gb";
-  static final long DEFAULT_LIMIT_GB = 50;
   /** An entry used more recently than this may be in use by another JVM. */
   static final Duration IN_USE = Duration.ofHours(1);
   /** A partial copy older than this was left by a JVM that died while copying. */
@@ -41,22 +38,6 @@ final class ModelCache {
 
   private ModelCache() {}
 
-  static long limitBytes() {
-    String configured = System.getProperty(LIMIT_PROPERTY);
-    if (configured == null || configured.isBlank()) {
-      return DEFAULT_LIMIT_GB << 30;
-    }
-    try {
-      double gb = Double.parseDouble(configured.trim());
-      if (gb >= 0) {
-        return (long) (gb * (1L << 30));
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException("-D" + LIMIT_PROPERTY + "=" + configured
-        + " is not a size in gigabytes (a number, 0 or more)");
-  }
 
   /** Records that {@code entry} was used now: its folder's time is its last use. */
   static void used(Path entry) {
@@ -103,7 +84,7 @@ final class ModelCache {
     }
     if (total > limitBytes) {
       LOG.warn("model cache {} holds {} bytes, over its limit of {} ({}), in entries used within"
-          + " the last hour", root, total, limitBytes, LIMIT_PROPERTY);
+          + " the last hour", root, total, limitBytes, "policy.djl.cache.max_gb");
     }
     return deleted;
   }

@@ -1,5 +1,6 @@
 package arbor.policy.holder;
 
+import arbor.conf.DjlPolicySettings;
 import ai.djl.Device;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
@@ -12,7 +13,7 @@ import java.io.Serializable;
  * {@code checkpoints} table once the learner writes it; null while there is none). A
  * {@link RunCheckpoints} source serves version 0 too: the run's own step-0 checkpoint.
  */
-public record PolicyVersions(String baseModelDir, CheckpointSource trained) implements CheckpointSource, Serializable {
+public record PolicyVersions(String baseModelDir, CheckpointSource trained, DjlPolicySettings.Cache cache) implements CheckpointSource, Serializable {
 
   /** The run id that version 0 is keyed by: the base model is the same for every run. */
   public static final String BASE = "base";
@@ -33,7 +34,7 @@ public record PolicyVersions(String baseModelDir, CheckpointSource trained) impl
       if (baseModelDir == null || baseModelDir.isBlank()) {
         throw new IOException("the djl policy needs a model: set policy.djl.model_dir to a Hugging Face folder");
       }
-      return HfModelFolder.load(RemoteModelFolder.local(baseModelDir), device);
+      return HfModelFolder.load(RemoteModelFolder.local(baseModelDir, cache), device);
     }
     if (trained == null) {
       throw new IOException("policy version " + key.version() + " of run " + key.runId()

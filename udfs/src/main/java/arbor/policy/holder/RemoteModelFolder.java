@@ -1,5 +1,6 @@
 package arbor.policy.holder;
 
+import arbor.conf.DjlPolicySettings;
 import arbor.text.Hashes;
 import arbor.policy.model.HfModelFolder;
 import java.io.IOException;
@@ -35,7 +36,6 @@ import scala.Tuple2;
 public final class RemoteModelFolder {
 
   /** The cache's location; defaults to {@code <java.io.tmpdir>/arbor-models}. */
-  public static final String CACHE_PROPERTY = "arbor.model_cache";
 
   // Two characters at least, so a Windows drive letter is not taken for a scheme.
   private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]+:.*");
@@ -51,16 +51,11 @@ public final class RemoteModelFolder {
    * A local folder holding {@code location}'s files: the path itself, or the cached copy of a
    * URI, read with this JVM's Spark {@code spark.hadoop.*} settings when it runs in Spark.
    */
-  public static Path local(String location) throws IOException {
+  public static Path local(String location, DjlPolicySettings.Cache cache) throws IOException {
     if (!isUri(location)) {
       return Path.of(location);
     }
-    return local(location, sparkHadoopConf(), cacheRoot());
-  }
-
-  /** The local folder of {@code location} with the given Hadoop settings and cache folder. */
-  public static Path local(String location, Configuration conf, Path cacheRoot) throws IOException {
-    return local(location, conf, cacheRoot, ModelCache.limitBytes());
+    return local(location, sparkHadoopConf(), cache.root(), cache.maxBytes());
   }
 
   /** The same, keeping at most {@code cacheBytes} of complete copies ({@link ModelCache}). */
@@ -112,8 +107,8 @@ public final class RemoteModelFolder {
         } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
           // Another JVM on this machine finished the same copy first; its copy is as good.
         } catch (AtomicMoveNotSupportedException e) {
-          throw new IOException("model cache " + cacheRoot + " cannot rename folders atomically; set -D"
-              + CACHE_PROPERTY + " to a local folder", e);
+          throw new IOException("model cache " + cacheRoot + " cannot rename folders atomically; set"
+              + " policy.djl.cache.dir to a local folder", e);
         }
       } finally {
         if (Files.exists(partial)) {
@@ -138,12 +133,6 @@ public final class RemoteModelFolder {
     }
     // 128 bits of the SHA-256: unique enough for a cache folder's name.
     return Hashes.sha256(s.toString()).substring(0, 32);
-  }
-
-  private static Path cacheRoot() {
-    String configured = System.getProperty(CACHE_PROPERTY);
-    return configured != null && !configured.isBlank() ? Path.of(configured)
-        : Path.of(System.getProperty("java.io.tmpdir"), "arbor-models");
   }
 
   /** The Spark application's {@code spark.hadoop.*} settings (credentials, endpoints), if any. */

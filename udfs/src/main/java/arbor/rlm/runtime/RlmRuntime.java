@@ -78,7 +78,7 @@ public final class RlmRuntime implements AutoCloseable {
   private RlmRuntime(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints, Map<String, String> env) {
     this.config = config;
     this.mode = mode;
-    this.versions = new PolicyVersions(config.policy().djl().modelDir(), checkpoints);
+    this.versions = new PolicyVersions(config.policy().djl().modelDir(), checkpoints, config.policy().djl().cache());
     this.env = Map.copyOf(env);
     this.prompts = Prompts.of(config.rlm());
     this.limits = RlmLimits.of(config.rlm(), config.repl());

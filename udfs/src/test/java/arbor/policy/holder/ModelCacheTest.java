@@ -1,5 +1,6 @@
 package arbor.policy.holder;
 
+import arbor.conf.DjlPolicySettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -89,20 +90,14 @@ class ModelCacheTest {
   }
 
   @Test
-  void aLimitThatIsNotASizeIsRefusedNamingTheProperty() {
-    String before = System.getProperty(ModelCache.LIMIT_PROPERTY);
-    try {
-      System.setProperty(ModelCache.LIMIT_PROPERTY, "2.5");
-      assertEquals((long) (2.5 * (1L << 30)), ModelCache.limitBytes());
-      System.setProperty(ModelCache.LIMIT_PROPERTY, "lots");
-      var e = assertThrows(IllegalArgumentException.class, ModelCache::limitBytes);
-      assertTrue(e.getMessage().contains(ModelCache.LIMIT_PROPERTY + "=lots"), e.getMessage());
-    } finally {
-      if (before == null) {
-        System.clearProperty(ModelCache.LIMIT_PROPERTY);
-      } else {
-        System.setProperty(ModelCache.LIMIT_PROPERTY, before);
-      }
+  void theCacheIsASettingAndANegativeLimitIsRefusedNamingItsKey() {
+    DjlPolicySettings.Cache cache = new DjlPolicySettings.Cache(tmp.toString(), 2.5);
+    assertEquals((long) (2.5 * (1L << 30)), cache.maxBytes());
+    assertEquals(tmp, cache.root());
+    assertEquals("arbor-models", new DjlPolicySettings.Cache("", 50).root().getFileName().toString());
+    for (double bad : new double[] {-1, Double.NaN, Double.POSITIVE_INFINITY}) {
+      var e = assertThrows(IllegalArgumentException.class, () -> new DjlPolicySettings.Cache("", bad));
+      assertTrue(e.getMessage().contains("policy.djl.cache.max_gb"), e.getMessage());
     }
   }
 

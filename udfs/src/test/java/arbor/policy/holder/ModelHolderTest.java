@@ -1,5 +1,6 @@
 package arbor.policy.holder;
 
+import arbor.conf.DjlPolicySettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -118,7 +119,7 @@ class ModelHolderTest {
     // Path.of would take "file:" for part of a relative path).
     Path v1 = root.resolve("run").resolve("v1");
     String uri = v1.toUri().toString();
-    ModelHolder holder = new ModelHolder(Device.cpu(), new PolicyVersions(uri, null), new GenerationEngine.Options(4, 32));
+    ModelHolder holder = new ModelHolder(Device.cpu(), new PolicyVersions(uri, null, new DjlPolicySettings.Cache(root.resolve("cache").toString(), 50)), new GenerationEngine.Options(4, 32));
     try (ModelHolder.Lease lease = holder.acquire(PolicyVersions.key("any-run", 0));
         PolicyModel direct = arbor.policy.model.HfModelFolder.load(v1, Device.cpu())) {
       assertEquals(direct.config(), lease.policy().config());
@@ -134,7 +135,7 @@ class ModelHolderTest {
       holder.close();
     }
     String missing = root.resolve("no-such-model").toUri().toString();
-    ModelHolder none = new ModelHolder(Device.cpu(), new PolicyVersions(missing, null), GenerationEngine.Options.defaults());
+    ModelHolder none = new ModelHolder(Device.cpu(), new PolicyVersions(missing, null, new DjlPolicySettings.Cache(root.resolve("cache").toString(), 50)), GenerationEngine.Options.defaults());
     var e = assertThrows(RuntimeException.class, () -> none.acquire(PolicyVersions.key("any-run", 0)));
     assertEquals(true, e.getMessage().contains(missing) && e.getMessage().contains("does not exist"), e.getMessage());
   }

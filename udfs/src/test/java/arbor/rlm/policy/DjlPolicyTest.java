@@ -168,7 +168,8 @@ class DjlPolicyTest {
   @Test
   void openLoadsAModelFolderAndRefusesAFolderWithoutOne() throws Exception {
     DjlPolicySettings settings = new DjlPolicySettings("", 0, 3,
-        new DjlPolicySettings.Engine(4, 64, 64, 16, true), new DjlPolicySettings.Sampling(1.0, 0.9, 50, 4));
+        new DjlPolicySettings.Engine(4, 64, 64, 16, true), new DjlPolicySettings.Sampling(1.0, 0.9, 50, 4),
+        new DjlPolicySettings.Cache("", 50));
     try (DjlPolicy own = DjlPolicy.open(dir, settings)) {
       Generation g = own.generate(new PolicyCall(NodePath.ROOT, 0,
           List.of(ChatMessage.user("hi")), "hi", false));
