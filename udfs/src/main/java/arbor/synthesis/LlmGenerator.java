@@ -41,10 +41,13 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
     this.apiKey = apiKey;
   }
 
-  /** The key from the environment variable the configuration names; "none" when it names none. */
-  public static String apiKey(LlmSettings settings) {
+  /**
+   * The key in {@code env} (the job passes its environment) under the variable the configuration
+   * names; "none" when it names none.
+   */
+  public static String apiKey(LlmSettings settings, java.util.Map<String, String> env) {
     if (settings.apiKeyEnv().isBlank()) return "none";
-    String key = System.getenv(settings.apiKeyEnv());
+    String key = env.get(settings.apiKeyEnv());
     if (key == null || key.isBlank()) {
       throw new IllegalStateException("the llm generator needs an API key in the environment variable "
           + settings.apiKeyEnv() + " (synthesis.llm.api_key_env; set it to \"\" for servers without keys)");

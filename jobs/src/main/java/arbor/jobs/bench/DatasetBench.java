@@ -89,7 +89,7 @@ final class DatasetBench implements Benchmark {
     generators.put(HumanGenerator.NAME, new HumanGenerator());
     // The llm generator needs an endpoint, so it is measured only where the configuration asks for it.
     if (c.synthesis().generators().contains(LlmGenerator.NAME)) {
-      generators.put(LlmGenerator.NAME, new LlmGenerator(c.synthesis().llm(), LlmGenerator.apiKey(c.synthesis().llm())));
+      generators.put(LlmGenerator.NAME, new LlmGenerator(c.synthesis().llm(), LlmGenerator.apiKey(c.synthesis().llm(), System.getenv())));
     } else {
       out.println("bench dataset: the llm generator is not measured: synthesis.generators has no llm (add it, with"
           + " synthesis.llm.base_url and model, to include the endpoint's questions)");

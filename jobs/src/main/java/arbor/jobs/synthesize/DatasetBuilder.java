@@ -154,7 +154,7 @@ public final class DatasetBuilder {
    * groups, and any an interrupted run left without.
    */
   public Summary build(Dataset<Row> seeds, long embedded, long retired) {
-    String llmKey = settings.generators().contains(LlmGenerator.NAME) ? LlmGenerator.apiKey(settings.llm()) : null;
+    String llmKey = settings.generators().contains(LlmGenerator.NAME) ? LlmGenerator.apiKey(settings.llm(), System.getenv()) : null;
     Dataset<Row> vectors = vectors().persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newSeeds = seeds;
     if (warehouse.exists(Table.PAPER_GROUPS)) {

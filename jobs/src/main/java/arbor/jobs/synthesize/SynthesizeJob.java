@@ -71,7 +71,7 @@ public final class SynthesizeJob implements Job {
     }
     if (s.generators().contains(LlmGenerator.NAME)) {
       try {
-        LlmGenerator.apiKey(s.llm());
+        LlmGenerator.apiKey(s.llm(), System.getenv());
       } catch (IllegalStateException e) {
         throw new UsageError(e.getMessage());
       }
