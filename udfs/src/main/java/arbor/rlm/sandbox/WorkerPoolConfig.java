@@ -104,18 +104,22 @@ public record WorkerPoolConfig(
    * machine's cores shared among the workers, a 0 REPL heap a quarter of a worker's.
    */
   public static WorkerPoolConfig of(SandboxSettings s) {
-    String cache = System.getProperty("polyglot.engine.userResourceCache");
     int cells = s.cellsPerWorker() > 0 ? s.cellsPerWorker() : Math.max(1, Runtime.getRuntime().availableProcessors() / s.workers());
     return new WorkerPoolConfig(s.workers(), s.sessionsPerWorker(), s.workerHeapMb(), s.jvmOptions(),
-        cache == null ? null : Path.of(cache), s.startTimeout(), s.logDir().isBlank() ? null : Path.of(s.logDir()), cells,
+        thisJvmResourceCache(), s.startTimeout(), s.logDir().isBlank() ? null : Path.of(s.logDir()), cells,
         s.restoreMaxActive(), s.heartbeatInterval(), s.heartbeatTimeout(),
         s.replHeapMb() > 0 ? s.replHeapMb() : Math.max(1, s.workerHeapMb() / 4));
   }
 
   public static WorkerPoolConfig defaults() {
-    String cache = System.getProperty("polyglot.engine.userResourceCache");
     int workers = 2;
-    return new WorkerPoolConfig(workers, 256, 1024, List.of(), cache == null ? null : Path.of(cache),
+    return new WorkerPoolConfig(workers, 256, 1024, List.of(), thisJvmResourceCache(),
         Duration.ofSeconds(120), null, Math.max(1, Runtime.getRuntime().availableProcessors() / workers));
+  }
+
+  /** GraalPy's own resource cache of this JVM, handed on to the workers; null when unset. */
+  private static Path thisJvmResourceCache() {
+    String cache = System.getProperty("polyglot.engine.userResourceCache");
+    return cache == null ? null : Path.of(cache);
   }
 }
