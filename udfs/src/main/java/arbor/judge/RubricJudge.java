@@ -1,19 +1,17 @@
 package arbor.judge;
 
 import arbor.conf.JudgeSettings.RubricSettings;
-import arbor.llm.SdkErrors;
+import arbor.llm.InvalidReply;
+import arbor.llm.OpenAiChat;
+import arbor.llm.Retries;
 import arbor.synthesis.Evidence;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
 import com.openai.models.ResponseFormatJsonObject;
 import com.openai.models.ResponseFormatJsonSchema;
-import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -31,14 +29,17 @@ public final class RubricJudge implements RootJudge {
 
   private final RubricSettings settings;
   private final String rubric;
-  private final String apiKey;
-  private OpenAIClient client;
+  private final OpenAiChat chat;
+  private final Retries retries;
 
   /** {@code rubric} is the rubric file's text; {@code apiKey} any non-empty text for servers without keys. */
   public RubricJudge(RubricSettings settings, String rubric, String apiKey) {
     this.settings = settings;
     this.rubric = rubric;
-    this.apiKey = apiKey;
+    // Retries are ours (they also cover unusable replies), so the SDK makes one request per attempt.
+    this.chat = new OpenAiChat(settings.baseUrl(), apiKey, OpenAiChat.seconds(settings.timeoutSeconds()), 0);
+    this.retries = new Retries(settings.attempts(), settings.backoffMillis(), settings.timeoutSeconds(),
+        "judge.rubric.timeout_seconds");
   }
 
   @Override
@@ -54,31 +55,11 @@ public final class RubricJudge implements RootJudge {
   @Override
   public Verdict judge(JudgeCase c, AlignedCase aligned) {
     String request = render(c, settings.maxSpanChars());
-    String reason = "no attempt made";
-    long backoff = settings.backoffMillis();
-    for (int attempt = 1; attempt <= settings.attempts(); attempt++) {
-      if (attempt > 1) {
-        if (!sleep(backoff)) return Verdict.failed("interrupted after " + (attempt - 1) + " attempt(s): " + reason);
-        backoff *= 2;
-      }
-      String reply;
-      long start = System.nanoTime();
-      try {
-        reply = ask(request);
-      } catch (RuntimeException e) {
-        boolean timedOut = (System.nanoTime() - start) / 1e9 >= settings.timeoutSeconds() - 0.05;
-        reason = timedOut ? "timeout: no reply within " + settings.timeoutSeconds() + " s (judge.rubric.timeout_seconds)"
-            : "request failed: " + SdkErrors.describe(e);
-        continue;
-      }
-      try {
-        return parse(reply);
-      } catch (InvalidReply e) {
-        reason = "invalid reply: " + e.getMessage();
-      }
-    }
-    return Verdict.failed("rubric judge (" + settings.model() + " at " + settings.baseUrl() + ") after "
-        + settings.attempts() + " attempt(s): " + reason);
+    return switch (retries.run(() -> parse(ask(request)))) {
+      case Retries.Outcome.Replied<Verdict> r -> r.value();
+      case Retries.Outcome.Failed<Verdict> f ->
+          Verdict.failed("rubric judge (" + settings.model() + " at " + settings.baseUrl() + ") " + f.reason());
+    };
   }
 
   /** The user message: question, reference and predicted spans, numbered; predictions cut to {@code maxChars}. */
@@ -144,9 +125,7 @@ public final class RubricJudge implements RootJudge {
       case JSON_OBJECT -> params.responseFormat(ResponseFormatJsonObject.builder().build());
       case TEXT -> { }
     }
-    ChatCompletion completion = client().chat().completions().create(params.build());
-    if (completion.choices().isEmpty()) throw new IllegalStateException("the reply has no choices");
-    return completion.choices().getFirst().message().content().orElse("");
+    return chat.reply(params.build());
   }
 
   private static ResponseFormatJsonSchema schema() {
@@ -163,36 +142,8 @@ public final class RubricJudge implements RootJudge {
         .build()).build();
   }
 
-  private synchronized OpenAIClient client() {
-    if (client == null) {
-      // Retries are ours (they also cover unusable replies), so the SDK makes one request per attempt.
-      client = OpenAIOkHttpClient.builder().baseUrl(settings.baseUrl()).apiKey(apiKey)
-          .timeout(Duration.ofMillis(Math.round(settings.timeoutSeconds() * 1000))).maxRetries(0).build();
-    }
-    return client;
-  }
-
-  /** A reply that cannot be used. */
-  static final class InvalidReply extends Exception {
-    InvalidReply(String message) {
-      super(message);
-    }
-  }
-
-
-  private static boolean sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
   @Override
-  public synchronized void close() {
-    if (client != null) client.close();
-    client = null;
+  public void close() {
+    chat.close();
   }
 }

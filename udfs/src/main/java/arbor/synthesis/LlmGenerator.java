@@ -1,14 +1,13 @@
 package arbor.synthesis;
 
 import arbor.conf.LlmSettings;
-import arbor.llm.SdkErrors;
+import arbor.llm.InvalidReply;
+import arbor.llm.OpenAiChat;
+import arbor.llm.Retries;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.ResponseFormatJsonObject;
-import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,12 +32,15 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
   private static final String PROMPT = prompt();
 
   private final LlmSettings settings;
-  private final String apiKey;
-  private OpenAIClient client;
+  private final OpenAiChat chat;
+  private final Retries retries;
 
   public LlmGenerator(LlmSettings settings, String apiKey) {
     this.settings = settings;
-    this.apiKey = apiKey;
+    // Retries are ours (they also cover invalid replies), so the SDK makes one request per attempt.
+    this.chat = new OpenAiChat(settings.baseUrl(), apiKey, Duration.ofSeconds(settings.timeoutSeconds()), 0);
+    this.retries = new Retries(settings.attempts(), settings.backoffMillis(), settings.timeoutSeconds(),
+        "synthesis.llm.timeout_seconds");
   }
 
   /**
@@ -64,48 +66,22 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
   public Outcome generate(GroupContext group, int max) {
     Map<String, Evidence> paragraphs = new LinkedHashMap<>();
     String text = render(group, paragraphs);
-    String reason = "no attempt made";
-    long backoff = settings.backoffMillis();
-    for (int attempt = 1; attempt <= settings.attempts(); attempt++) {
-      if (attempt > 1) sleep(backoff *= (attempt > 2 ? 2 : 1));
-      String reply;
-      long start = System.nanoTime();
-      try {
-        reply = ask(text, max);
-      } catch (RuntimeException e) {
-        boolean timedOut = (System.nanoTime() - start) / 1e6 >= settings.timeoutSeconds() * 1000L - 50;
-        reason = timedOut ? "timeout: no reply within " + settings.timeoutSeconds() + " s (synthesis.llm.timeout_seconds)"
-            : "request failed: " + SdkErrors.describe(e);
-        continue;
-      }
-      try {
-        return Outcome.of(parse(group.groupId(), reply, paragraphs, max), List.of());
-      } catch (InvalidReply e) {
-        reason = "invalid reply: " + e.getMessage();
-      }
-    }
-    return Outcome.failed("after " + settings.attempts() + " attempt(s): " + reason);
+    return switch (retries.run(() -> parse(group.groupId(), ask(text, max), paragraphs, max))) {
+      case Retries.Outcome.Replied<List<Query>> r -> Outcome.of(r.value(), List.of());
+      case Retries.Outcome.Failed<List<Query>> f when f.interrupted() ->
+          throw new IllegalStateException("interrupted while waiting to retry: " + f.reason());
+      case Retries.Outcome.Failed<List<Query>> f -> Outcome.failed(f.reason());
+    };
   }
 
   private String ask(String groupText, int max) {
-    ChatCompletion completion = client().chat().completions().create(ChatCompletionCreateParams.builder()
+    return chat.reply(ChatCompletionCreateParams.builder()
         .model(settings.model())
         .temperature(settings.temperature())
         .responseFormat(ResponseFormatJsonObject.builder().build())
         .addSystemMessage(PROMPT.replace("{max}", Integer.toString(max)))
         .addUserMessage(groupText)
         .build());
-    if (completion.choices().isEmpty()) throw new IllegalStateException("the reply has no choices");
-    return completion.choices().get(0).message().content().orElse("");
-  }
-
-  private synchronized OpenAIClient client() {
-    if (client == null) {
-      // Retries are ours (they also cover invalid replies), so the SDK makes one request per attempt.
-      client = OpenAIOkHttpClient.builder().baseUrl(settings.baseUrl()).apiKey(apiKey)
-          .timeout(Duration.ofSeconds(settings.timeoutSeconds())).maxRetries(0).build();
-    }
-    return client;
   }
 
   /**
@@ -190,23 +166,6 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
     return queries;
   }
 
-  /** A reply that cannot be used as a whole. */
-  static final class InvalidReply extends Exception {
-    InvalidReply(String message) {
-      super(message);
-    }
-  }
-
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting to retry", e);
-    }
-  }
-
   private static String prompt() {
     try (InputStream in = LlmGenerator.class.getResourceAsStream("llm_prompt.txt")) {
       if (in == null) throw new IllegalStateException("llm_prompt.txt is missing from the classpath");
@@ -217,7 +176,7 @@ public final class LlmGenerator implements QueryGenerator, AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    if (client != null) client.close();
+  public void close() {
+    chat.close();
   }
 }

@@ -1,15 +1,13 @@
 package arbor.rlm.policy.endpoint;
 
 import arbor.conf.EndpointSettings;
+import arbor.llm.OpenAiChat;
 import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
-import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.errors.OpenAIException;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -20,22 +18,18 @@ import java.util.OptionalInt;
  */
 public final class OpenAiEndpoint implements ChatEndpoint {
   private final EndpointSettings settings;
-  private final OpenAIClient client;
+  private final OpenAiChat chat;
 
-  private OpenAiEndpoint(EndpointSettings settings, OpenAIClient client) {
+  private OpenAiEndpoint(EndpointSettings settings, OpenAiChat chat) {
     this.settings = settings;
-    this.client = client;
+    this.chat = chat;
   }
 
-  /** A client for {@code settings}, its key read from {@code env} (pass {@code System.getenv()}). */
-  public static OpenAiEndpoint create(EndpointSettings settings, Map<String, String> env) {
-    OpenAIClient client = OpenAIOkHttpClient.builder()
-        .baseUrl(settings.baseUrl())
-        .apiKey(ApiKey.from(env, settings.apiKeyEnv(), "policy.openai.api_key_env"))
-        .timeout(Duration.ofMillis(Math.round(settings.timeoutSeconds() * 1000)))
-        .maxRetries(settings.maxRetries())
-        .build();
-    return new OpenAiEndpoint(settings, client);
+  /** A client for {@code settings}, its key the one in {@code keys} under the variable the settings name. */
+  public static OpenAiEndpoint create(EndpointSettings settings, Map<String, String> keys) {
+    String key = ApiKey.from(keys, settings.apiKeyEnv(), "policy.openai.api_key_env");
+    return new OpenAiEndpoint(settings, new OpenAiChat(settings.baseUrl(), key, OpenAiChat.seconds(settings.timeoutSeconds()),
+        settings.maxRetries()));
   }
 
   @Override
@@ -53,7 +47,7 @@ public final class OpenAiEndpoint implements ChatEndpoint {
     }
     ChatCompletion reply;
     try {
-      reply = client.chat().completions().create(request.build());
+      reply = chat.complete(request.build());
     } catch (OpenAIServiceException e) {
       throw EndpointFailure.of("openai", settings, e, OptionalInt.of(e.statusCode()));
     } catch (OpenAIException e) {
@@ -69,6 +63,6 @@ public final class OpenAiEndpoint implements ChatEndpoint {
 
   @Override
   public void close() {
-    client.close();
+    chat.close();
   }
 }
