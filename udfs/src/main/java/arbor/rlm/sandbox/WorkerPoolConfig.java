@@ -12,7 +12,7 @@ import java.util.List;
  * @param sessionsPerWorker REPLs one worker hosts at once; {@code open} waits when all are taken.
  *     A worker killed for one runaway cell takes its other REPLs with it, so fewer sessions per
  *     worker means a smaller blast radius and more memory [256]
- * @param workerHeapMb {@code -Xmx} of a worker: the memory limit of its sandboxes together [1024]
+ * @param workerHeapMb {@code -Xmx} of a worker: the memory limit of its sandboxes together [2048]
  * @param jvmOptions further options of the worker JVM (the module opening flags of this JVM are
  *     passed on by default)
  * @param resourceCache GraalPy's resource cache ({@code polyglot.engine.userResourceCache}), or
@@ -113,7 +113,7 @@ public record WorkerPoolConfig(
 
   public static WorkerPoolConfig defaults() {
     int workers = 2;
-    return new WorkerPoolConfig(workers, 256, 1024, List.of(), thisJvmResourceCache(),
+    return new WorkerPoolConfig(workers, 256, 2048, List.of(), thisJvmResourceCache(),
         Duration.ofSeconds(120), null, Math.max(1, Runtime.getRuntime().availableProcessors() / workers));
   }
 
