@@ -2,6 +2,7 @@ package arbor.notebook;
 
 import static org.apache.spark.sql.functions.col;
 
+import arbor.conf.ApiKeys;
 import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.pipelines.judge.Judge;
 import arbor.judge.JudgeSpec;
@@ -12,7 +13,6 @@ import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.holder.DeltaCheckpointSource;
 import arbor.policy.holder.RunCheckpoints;
 import arbor.policy.model.HostTensor;
-import arbor.rlm.runtime.RunTrees;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.synthesis.Queries;
 import arbor.tables.Checkpoints.Kind;
@@ -180,8 +180,9 @@ public final class CheckpointComparison {
     Dataset<Row> papers = warehouse.read(Table.PAPERS);
     Map<String, String> questions = new TreeMap<>();
     chosen.select(Queries.QUERY_ID, Queries.QUESTION).collectAsList().forEach(r -> questions.put(r.getString(0), r.getString(1)));
-    Rollouts rollouts = new Rollouts(nb.config(), new RunCheckpoints(store.source()), RunTrees.TaskProbe.NONE);
-    Judge judge = new Judge(JudgeSpec.resolve(nb.config().judge(), System.getenv()));
+    ApiKeys keys = ApiKeys.read(nb.config(), System.getenv());
+    Rollouts rollouts = new Rollouts(nb.config()).withCheckpoints(new RunCheckpoints(store.source())).withKeys(keys);
+    Judge judge = new Judge(JudgeSpec.resolve(nb.config().judge(), keys.byVariable()));
     Dataset<Row> references = References.of(chosen, groups, papers);
     List<Answer> before = run(rollouts, judge, references, chosen, groups, papers, oldStep, samples);
     List<Answer> after = run(rollouts, judge, references, chosen, groups, papers, newStep, samples);
@@ -192,10 +193,10 @@ public final class CheckpointComparison {
   private List<Answer> run(Rollouts rollouts, Judge judge, Dataset<Row> references, Dataset<Row> queries,
       Dataset<Row> groups, Dataset<Row> papers, long step, int samples) {
     // Under a run id of the notebook's own (never written), rolling out the run's checkpoint.
-    Dataset<Row> tasks = rollouts.tasks(queries, groups, papers, runId + "-notebook-v" + step, step, runId, step)
-        .where(col(Cols.SAMPLE).lt(samples));
+    Rollouts.Tasks tasks = rollouts.tasks(queries, groups, papers,
+        Rollouts.Step.of(runId + "-notebook-v" + step, step, step).rollingOut(runId, step)).firstSamples(samples);
     // Materialised once: the judge and the answers below read the same trees.
-    Dataset<Row> nodes = Rollouts.nodes(rollouts.run(tasks)).localCheckpoint();
+    Dataset<Row> nodes = Rollouts.nodes(rollouts.transform(tasks)).localCheckpoint();
     Dataset<Row> rewards = judge.transform(nodes, references);
     Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
         .join(rewards.select(col(Cols.NODE_ID), col(Rewards.REWARD), col(Rewards.SPAN_F1)),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.jobs.conf.ConfigLoader;
 import arbor.rlm.TreeSeed;
@@ -168,7 +169,7 @@ class RolloutsEndToEndTest {
     String wh = root.resolve("scripted").toString();
     ArborConfig config = config(wh, "rollouts.policy=scripted", "rollouts.sandbox=workers");
     Warehouse w = warehouse(wh);
-    RolloutWriter.Written first = new Rollouts(config).runStep(w, queries, groups, papers, "run-a", 0, 0);
+    RolloutWriter.Written first = step(new Rollouts(config), w, "run-a", 0);
     assertEquals(12, first.trees());
     assertEquals(0, first.infraFailures());
     List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-a", 0);
@@ -192,7 +193,7 @@ class RolloutsEndToEndTest {
     Map<Integer, List<String>> q1 = codeBySample(turns, "q1");
     assertTrue(new HashSet<>(q1.values()).size() >= 3, "the 4 samples of q1 wrote " + new HashSet<>(q1.values()).size() + " distinct trees");
 
-    RolloutWriter.Written again = new Rollouts(config).runStep(w, queries, groups, papers, "run-a", 0, 0);
+    RolloutWriter.Written again = step(new Rollouts(config), w, "run-a", 0);
     List<Row> nodes2 = read(w, Table.ROLLOUT_NODES, "run-a", 0);
     List<Row> turns2 = read(w, Table.ROLLOUT_TURNS, "run-a", 0);
     checkComplete(nodes2, turns2, 12);
@@ -228,7 +229,7 @@ class RolloutsEndToEndTest {
         throw new IllegalStateException("injected fault: the executor dies after one tree");
       }
     };
-    RolloutWriter.Written written = new Rollouts(config, null, fault).runStep(w, queries, groups, papers, "run-r", 5, 0);
+    RolloutWriter.Written written = step(new Rollouts(config).withProbe(fault), w, "run-r", 5);
     assertEquals(before + 1, FAULTS.get(), "the fault was injected once");
     assertEquals(6, written.trees());
     checkComplete(read(w, Table.ROLLOUT_NODES, "run-r", 5), read(w, Table.ROLLOUT_TURNS, "run-r", 5), 6);
@@ -244,8 +245,7 @@ class RolloutsEndToEndTest {
     Warehouse w = new Warehouse(spark, wh);
     List<String> tolerant = new ArrayList<>(List.of(endpoint));
     tolerant.add("rollouts.max_infra_failure_fraction=1.0");
-    RolloutWriter.Written written = new Rollouts(config(wh, tolerant.toArray(String[]::new)))
-        .runStep(w, queries, groups, papers, "run-e", 0, 0);
+    RolloutWriter.Written written = step(withKeys(config(wh, tolerant.toArray(String[]::new))), w, "run-e", 0);
     assertEquals(3, written.trees());
     assertEquals(3, written.infraFailures());
     List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-e", 0);
@@ -255,10 +255,32 @@ class RolloutsEndToEndTest {
       assertNotNull(n.getAs(RolloutNodes.ERROR));
     }
     RolloutWriter.InfraFailures failed = assertThrows(RolloutWriter.InfraFailures.class,
-        () -> new Rollouts(config(wh, endpoint)).runStep(w, queries, groups, papers, "run-e", 1, 0));
+        () -> step(withKeys(config(wh, endpoint)), w, "run-e", 1));
     assertTrue(failed.getMessage().contains("rollouts.max_infra_failure_fraction"), failed.getMessage());
     assertTrue(failed.getMessage().contains("3 of the 3 trees"), failed.getMessage());
     assertEquals(0, read(w, Table.ROLLOUT_NODES, "run-e", 1).size(), "a failed step writes no rows");
+  }
+
+  @Test
+  void anEndpointKeyTravelsWithTheStageAndTheExecutorsNeverReadTheirEnvironment() {
+    String wh = root.resolve("keys").toString();
+    // PATH is set in every JVM here; a stage given no keys still has none on its executors.
+    ArborConfig c = config(wh, "rollouts.policy=openai", "rollouts.sandbox=in_process", "policy.openai.base_url=http://127.0.0.1:9/v1",
+        "policy.openai.api_key_env=PATH", "rollouts.samples=1");
+    Exception e = assertThrows(Exception.class, () -> step(new Rollouts(c), new Warehouse(spark, wh), "run-k", 0));
+    String text = String.valueOf(e.getMessage()) + (e.getCause() == null ? "" : e.getCause().getMessage());
+    assertTrue(text.contains("the API key variable PATH (policy.openai.api_key_env) is not set"), text);
+    assertEquals("ApiKeys[PATH]", ApiKeys.read(c, System.getenv()).toString(), "a key's text names its variable, not its value");
+  }
+
+  /** One step of {@code rollouts} over the test's queries, written to {@code w}. */
+  RolloutWriter.Written step(Rollouts rollouts, Warehouse w, String runId, long step) {
+    return rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(runId, step, 0)));
+  }
+
+  /** The stage with the keys its configuration names, read as a job reads them. */
+  static Rollouts withKeys(ArborConfig c) {
+    return new Rollouts(c).withKeys(ApiKeys.read(c, System.getenv()));
   }
 
   @Test
@@ -270,7 +292,7 @@ class RolloutsEndToEndTest {
         "policy.djl.sampling.max_new_tokens=12", "policy.djl.sampling.top_k=50", "rlm.max_turns=2", "rollouts.samples=2",
         "rlm.prompts=reduced");
     Warehouse w = new Warehouse(spark, wh);
-    RolloutWriter.Written written = new Rollouts(config).runStep(w, queries, groups, papers, "run-d", 0, 0);
+    RolloutWriter.Written written = step(new Rollouts(config), w, "run-d", 0);
     assertEquals(6, written.trees());
     List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-d", 0);
     List<Row> turns = read(w, Table.ROLLOUT_TURNS, "run-d", 0);
@@ -335,8 +357,8 @@ class RolloutsEndToEndTest {
         .writeValueAsString(Map.of("root", List.of(root), "root.0", List.of(child))));
     String wh = this.root.resolve("teachers").toString();
     Warehouse w = new Warehouse(spark, wh);
-    RolloutWriter.Written replayed = new Rollouts(config(wh, "rollouts.policy=replay", "rollouts.sandbox=in_process",
-        "rollouts.samples=1", "policy.replay.file=" + replay)).runStep(w, queries, groups, papers, "run-t", 0, 0);
+    RolloutWriter.Written replayed = step(new Rollouts(config(wh, "rollouts.policy=replay", "rollouts.sandbox=in_process",
+        "rollouts.samples=1", "policy.replay.file=" + replay)), w, "run-t", 0);
     assertEquals(3, replayed.trees());
     assertEquals(0, replayed.infraFailures());
     List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-t", 0);
@@ -356,10 +378,9 @@ class RolloutsEndToEndTest {
          "content": [{"type": "text", "text": %s}], "stop_reason": "end_turn", "stop_sequence": null,
          "usage": {"input_tokens": 20, "output_tokens": 7}}""".formatted(
             com.fasterxml.jackson.databind.node.TextNode.valueOf(reply))))) {
-      RolloutWriter.Written answered = new Rollouts(config(wh, "rollouts.policy=anthropic", "rollouts.sandbox=in_process",
+      RolloutWriter.Written answered = step(withKeys(config(wh, "rollouts.policy=anthropic", "rollouts.sandbox=in_process",
           "rollouts.samples=1", "policy.anthropic.base_url=" + api.root(), "policy.anthropic.api_key_env=PATH",
-          "policy.anthropic.temperature=0.3", "policy.anthropic.max_retries=0"))
-          .runStep(w, queries, groups, papers, "run-t", 1, 0);
+          "policy.anthropic.temperature=0.3", "policy.anthropic.max_retries=0")), w, "run-t", 1);
       assertEquals(3, answered.trees());
       assertEquals(3, api.requests.size(), "one request per root turn");
       assertEquals("claude-sonnet-4-6", api.requests.getFirst().body().path("model").asText());

@@ -81,7 +81,8 @@ class TrainingStepEndToEndTest {
   record Step(List<Row> nodes, List<Row> turns, List<Row> rewards, List<Row> samples, Map<String, Double> metrics) {}
 
   Step step(ArborConfig config, String runId) {
-    new Rollouts(config).runStep(new Warehouse(spark, config.warehouse()), queries, groups, papers, runId, 0, 0);
+    Rollouts rollouts = new Rollouts(config);
+    rollouts.write(new Warehouse(spark, config.warehouse()), rollouts.tasks(queries, groups, papers, Rollouts.Step.of(runId, 0, 0)));
     return judgeAndWeigh(config, runId);
   }
 
@@ -213,7 +214,8 @@ class TrainingStepEndToEndTest {
       // The scripted step's trees (rolled out here unless the other test did), judged anew.
       Warehouse w = new Warehouse(spark, config.warehouse());
       if (!w.exists(Table.ROLLOUT_NODES) || stepRows(w, Table.ROLLOUT_NODES, "run-s").isEmpty()) {
-        new Rollouts(config).runStep(w, queries, groups, papers, "run-s", 0, 0);
+        Rollouts rollouts = new Rollouts(config);
+        rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of("run-s", 0, 0)));
       }
       Step s = judgeAndWeigh(config, "run-s");
 

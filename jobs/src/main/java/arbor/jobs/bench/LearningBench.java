@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.conf.ApiKeys;
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
@@ -159,10 +160,10 @@ final class LearningBench implements Benchmark {
     Scored bm25Score = new Scored("bm25 top-" + k, "-", 0, bm25, bm25.size(), 0, 0);
     out.printf(Locale.ROOT, "%s: bm25 top-%d paragraphs: %d queries judged, mean %.4f%n", WHO, k, bm25.size(),
         bm25Score.mean());
-    Scored expertScore = score(job, new Evaluate(evalExpert, null, System.getenv()), PolicyKind.SCRIPTED, "expert",
+    Scored expertScore = score(job, new Evaluate(evalExpert, null, ApiKeys.read(evalExpert, System.getenv())), PolicyKind.SCRIPTED, "expert",
         expertRun, 0, split);
     elapsed(out, start, "eval expert");
-    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), System.getenv());
+    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), ApiKeys.read(evalDjl, System.getenv()));
     Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split);
     elapsed(out, start, "eval sft");
     Map<Long, Scored> rlCurve = new TreeMap<>(Map.of(0L, sftScore));

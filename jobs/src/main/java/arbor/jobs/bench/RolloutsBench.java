@@ -1,5 +1,6 @@
 package arbor.jobs.bench;
 
+import arbor.conf.ApiKeys;
 import arbor.jobs.bench.rlm.QasperDir;
 import arbor.conf.PromptStrategy;
 import static org.apache.spark.sql.functions.col;
@@ -141,7 +142,8 @@ final class RolloutsBench implements Benchmark {
     Warehouse w = new Warehouse(spark, config.warehouse());
     GenerationEngine.Stats before = engineStats(config, kind);
     long t0 = System.nanoTime();
-    RolloutWriter.Written written = new Rollouts(config).runStep(w, in.queries(), in.groups(), in.papers(), "bench", 0, 0);
+    Rollouts rollouts = new Rollouts(config);
+    RolloutWriter.Written written = rollouts.write(w, rollouts.tasks(in.queries(), in.groups(), in.papers(), Rollouts.Step.of("bench", 0, 0)));
     long wallMs = (System.nanoTime() - t0) / 1_000_000;
     GenerationEngine.Stats engine = kind == PolicyKind.DJL ? engineStats(config, kind).minus(before) : null;
 
@@ -213,7 +215,7 @@ final class RolloutsBench implements Benchmark {
     if (kind != PolicyKind.DJL) {
       return null;
     }
-    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), null, Map.of());
+    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), null, ApiKeys.NONE);
     try (RlmRuntime.Rollout r = runtime.open(PolicyKind.DJL, "bench", 0, Device.cpu())) {
       return r.engineStats().orElseThrow();
     }

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import ai.djl.Device;
 import arbor.pipelines.checkpoints.CheckpointStore;
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.conf.RolloutSettings;
 import arbor.conf.SftSettings;
@@ -99,12 +100,12 @@ public final class SftJob implements Job {
         sft.samples(), teacherRun);
     Dataset<Row> groups = w.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = w.read(Table.PAPERS);
-    Rollouts.writeCounted(config, null, w, teacherRun, 0,
-        rollouts -> rollouts.tasks(queries, groups, papers, teacherRun, 0, teacherRun, 0), n * sft.samples(),
-        "sft teacher rollouts", out::println);
+    ApiKeys keys = ApiKeys.read(config, System.getenv());
+    Rollouts rollouts = new Rollouts(config).withKeys(keys).withProgress("sft teacher rollouts", out::println);
+    rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(teacherRun, 0, 0)));
     Dataset<Row> nodes = stepRows(w, Table.ROLLOUT_NODES, teacherRun).cache();
     Dataset<Row> turns = stepRows(w, Table.ROLLOUT_TURNS, teacherRun);
-    w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), System.getenv()))
+    w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), keys.byVariable()))
         .transform(nodes, References.of(queries, groups, papers)));
     Dataset<Row> rewards = stepRows(w, Table.REWARDS, teacherRun);
     TeacherTraces traces = new TeacherTraces();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.jobs.conf.ConfigError;
 import arbor.jobs.conf.ConfigLoader;
@@ -19,7 +20,6 @@ import arbor.rlm.TreeRunner;
 import arbor.conf.PolicyKind;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,8 +42,8 @@ class RlmRuntimeTest {
   @Test
   void everyTaskOfAJvmGetsTheSameRuntimeForOneConfiguration() {
     ArborConfig c = config();
-    RlmRuntime a = RlmRuntime.shared(c, SandboxMode.IN_PROCESS, null, Map.of());
-    assertSame(a, RlmRuntime.shared(config(), SandboxMode.IN_PROCESS, null, Map.of()));
+    RlmRuntime a = RlmRuntime.shared(c, SandboxMode.IN_PROCESS, null, ApiKeys.NONE);
+    assertSame(a, RlmRuntime.shared(config(), SandboxMode.IN_PROCESS, null, ApiKeys.NONE));
     try (RlmRuntime.Rollout r = a.open(PolicyKind.SCRIPTED, "run", 0, Device.cpu())) {
       TreeRunner.TreeResult tree = r.runner().run("t", "Which results?",
           new RlmContext.Single("A Paper\nAbstract\nThe alpha results improve by 3 points."));
@@ -57,7 +57,7 @@ class RlmRuntimeTest {
     TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
         TensorDtype.F32, dir);
     RlmRuntime runtime = RlmRuntime.shared(config("policy.djl.model_dir=" + dir, "policy.djl.sampling.max_new_tokens=4",
-        "rlm.max_turns=1"), SandboxMode.IN_PROCESS, null, Map.of());
+        "rlm.max_turns=1"), SandboxMode.IN_PROCESS, null, ApiKeys.NONE);
     try (RlmRuntime.Rollout one = runtime.open(PolicyKind.DJL, "run-1", 0, Device.cpu());
         RlmRuntime.Rollout other = runtime.open(PolicyKind.DJL, "run-2", 0, Device.cpu())) {
       TreeRunner.TreeResult tree = one.runner().run("t", "q", new RlmContext.Single("text"));

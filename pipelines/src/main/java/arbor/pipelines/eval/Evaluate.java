@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.pipelines.judge.Judge;
 import arbor.judge.JudgeSpec;
@@ -34,7 +35,7 @@ import org.apache.spark.sql.Row;
  * training step's), the roots judged, one {@code eval} row per tree.
  *
  * <pre>{@code
- * Evaluate eval = new Evaluate(config, store.source(), System.getenv());
+ * Evaluate eval = new Evaluate(config, store.source(), ApiKeys.read(config, System.getenv()));
  * eval.evaluate(warehouse, "run-1", 4, 4, "validation");   // the run's checkpoint 4, djl
  * }</pre>
  *
@@ -48,22 +49,22 @@ public final class Evaluate {
 
   private final ArborConfig config;
   private final CheckpointSource checkpoints;
-  private final Map<String, String> env;
+  private final ApiKeys keys;
   private final Consumer<String> console;
 
   /**
    * @param checkpoints serves the djl policy's trained versions (null: the base model only)
-   * @param env where an endpoint judge finds its key (the judge's {@code api_key_env})
+   * @param keys the API keys of an endpoint judge or policy (read by the job)
    */
-  public Evaluate(ArborConfig config, CheckpointSource checkpoints, Map<String, String> env) {
-    this(config, checkpoints, env, line -> {});
+  public Evaluate(ArborConfig config, CheckpointSource checkpoints, ApiKeys keys) {
+    this(config, checkpoints, keys, line -> {});
   }
 
   /** As above, with the rollouts' progress lines (every {@code train.progress_seconds}) on {@code console}. */
-  public Evaluate(ArborConfig config, CheckpointSource checkpoints, Map<String, String> env, Consumer<String> console) {
+  public Evaluate(ArborConfig config, CheckpointSource checkpoints, ApiKeys keys, Consumer<String> console) {
     this.config = config;
     this.checkpoints = checkpoints;
-    this.env = Map.copyOf(env);
+    this.keys = keys;
     this.console = console;
   }
 
@@ -100,13 +101,14 @@ public final class Evaluate {
     // The eval run's trees roll out the training run's checkpoints, with seeds of the split's
     // own: every policy and checkpoint meets the same draws for a query and sample (common random
     // numbers), so that differences between them are not differences of luck.
-    Rollouts.writeCounted(config, checkpoints, warehouse, evalRun, step, rollouts -> Rollouts.seededAs(
-        rollouts.tasks(queries, groups, papers, evalRun, step, runId, policyVersion), seedKey(split), 0),
-        queries.count() * config.rollouts().samples(), "eval " + split + " rollouts", console);
+    Rollouts rollouts = new Rollouts(config).withCheckpoints(checkpoints).withKeys(keys)
+        .withProgress("eval " + split + " rollouts", console);
+    rollouts.write(warehouse, rollouts.tasks(queries, groups, papers,
+        Rollouts.Step.of(evalRun, step, policyVersion).rollingOut(runId, policyVersion).seededAs(seedKey(split), 0)));
     Dataset<Row> nodes = stepRows(warehouse, Table.ROLLOUT_NODES, evalRun, step).cache();
     Dataset<Row> references = References.of(queries, groups, papers);
     warehouse.replaceStep(Table.REWARDS, evalRun, step,
-        new Judge(JudgeSpec.resolve(config.judge(), env)).transform(nodes, references));
+        new Judge(JudgeSpec.resolve(config.judge(), keys.byVariable())).transform(nodes, references));
     Dataset<Row> rewards = stepRows(warehouse, Table.REWARDS, evalRun, step);
     String policy = config.rollouts().policy().key();
     Dataset<Row> rows = rows(nodes, rewards, queries, runId, policy, split);

@@ -9,19 +9,18 @@ import static org.apache.spark.sql.functions.posexplode;
 import static org.apache.spark.sql.functions.sort_array;
 import static org.apache.spark.sql.functions.struct;
 
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.policy.holder.CheckpointSource;
-import arbor.progress.Progress;
 import arbor.pipelines.progress.TaskCount;
+import arbor.progress.Progress;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rlm.runtime.TreeRows;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
-import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -31,19 +30,20 @@ import org.apache.spark.sql.SparkSession;
  * The rollout stage of a training step: the step's queries in, their rollout trees out, {@code G}
  * per query ({@code rollouts.samples}), run on the executors by the configured policy
  * ({@code rollouts.policy}) at the step's policy version. Each query's context is its group's
- * papers (their noisy text, in the group's order). Nothing runs until the result is written:
+ * papers (their noisy text, in the group's order). The stage is its configuration plus three
+ * optional parts (later policy versions, endpoint keys, a progress line); its input is a step's
+ * {@link Tasks}, and nothing runs until the trees are written:
  *
  * <pre>{@code
- * Rollouts rollouts = new Rollouts(config);
- * Dataset<Row> trees = rollouts.transform(queries, groups, papers, "run-1", 3, "run-1", 2);   // lazy
- * RolloutWriter.Written w = new RolloutWriter(warehouse, config.rollouts()).write("run-1", 3, trees);
- * // or, with the groups and papers of the warehouse:
- * RolloutWriter.Written w = rollouts.runStep(warehouse, queries, "run-1", 3, 2);
+ * Rollouts rollouts = new Rollouts(config).withCheckpoints(store.source()).withKeys(keys);
+ * Rollouts.Tasks tasks = rollouts.tasks(queries, groups, papers, Rollouts.Step.of("run-1", 3, 2));
+ * Dataset<Row> trees = rollouts.transform(tasks);                    // lazy
+ * RolloutWriter.Written w = rollouts.write(warehouse, tasks);        // runs them and writes the tables
  * }</pre>
  *
  * <p>A tree row ({@link TreeRows#TREE}) nests the tree's {@code rollout_nodes} and
  * {@code rollout_turns} rows; {@link #nodes} and {@link #turns} unnest them. Seeds derive from
- * (run, step, query, sample), so a rerun of a step draws the same seeds.
+ * (seed run, seed step, query, sample), so a rerun of a step draws the same seeds.
  */
 public final class Rollouts {
   /** The columns the stage reads from {@code queries}, {@code paper_groups} and {@code papers}. */
@@ -52,33 +52,94 @@ public final class Rollouts {
   public static final String PAPER_ID = "paper_id";
   public static final String NOISY_TEXT = "noisy_text";
 
+  /**
+   * Which trees a step runs: they are written under ({@code runId}, {@code step}), rolled out by
+   * version {@code policyVersion} of run {@code policyRun}'s checkpoints (an evaluation writes its
+   * trees under a run of its own and rolls out the training run's weights), with the seeds of
+   * ({@code seedRun}, {@code seedStep}): runs that share them draw the same seed for the same
+   * query and sample (common random numbers), whichever policy rolls them out.
+   */
+  public record Step(String runId, long step, String policyRun, long policyVersion, String seedRun, long seedStep) {
+    /** Step {@code step} of run {@code runId}, rolled out by its own version {@code policyVersion}, with its own seeds. */
+    public static Step of(String runId, long step, long policyVersion) {
+      return new Step(runId, step, runId, policyVersion, runId, step);
+    }
+
+    public Step rollingOut(String run, long version) {
+      return new Step(runId, step, run, version, seedRun, seedStep);
+    }
+
+    public Step seededAs(String run, long atStep) {
+      return new Step(runId, step, policyRun, policyVersion, run, atStep);
+    }
+  }
+
+  /**
+   * A step's trees to run ({@link TreeRows#TASK} rows): {@code samples} of each of
+   * {@code queries} queries, counted once where they were made.
+   */
+  public record Tasks(Step step, Dataset<Row> rows, long queries, int samples) {
+    public long count() {
+      return queries * samples;
+    }
+
+    /** Only the first {@code n} samples of each query. */
+    public Tasks firstSamples(int n) {
+      return n >= samples ? this : new Tasks(step, rows.where(col(SAMPLE).lt(n)), queries, n);
+    }
+  }
+
+  private record Printing(String label, Consumer<String> console) {}
+
   private final ArborConfig config;
   private final CheckpointSource checkpoints;
+  private final ApiKeys keys;
   private final RunTrees.TaskProbe probe;
+  private final Printing progress;
 
-  /** A stage whose djl policy serves version 0 (the configured model folder) only. */
+  /** A stage whose djl policy serves version 0 (the configured model folder) only, with no endpoint key. */
   public Rollouts(ArborConfig config) {
-    this(config, null, RunTrees.TaskProbe.NONE);
+    this(config, null, ApiKeys.NONE, RunTrees.TaskProbe.NONE, null);
   }
 
-  /**
-   * @param checkpoints serves the djl policy's versions above 0 (null: none yet)
-   * @param probe hears each tree end on the executors
-   */
-  public Rollouts(ArborConfig config, CheckpointSource checkpoints, RunTrees.TaskProbe probe) {
+  private Rollouts(ArborConfig config, CheckpointSource checkpoints, ApiKeys keys, RunTrees.TaskProbe probe,
+      Printing progress) {
     this.config = config;
     this.checkpoints = checkpoints;
+    this.keys = keys;
     this.probe = probe;
+    this.progress = progress;
+  }
+
+  /** Serves the djl policy's versions above 0. */
+  public Rollouts withCheckpoints(CheckpointSource source) {
+    return new Rollouts(config, source, keys, probe, progress);
+  }
+
+  /** The keys of an endpoint policy (the job reads them: {@link ApiKeys#read}). */
+  public Rollouts withKeys(ApiKeys apiKeys) {
+    return new Rollouts(config, checkpoints, apiKeys, probe, progress);
+  }
+
+  /** Hears each tree end on the executors. */
+  public Rollouts withProbe(RunTrees.TaskProbe taskProbe) {
+    return new Rollouts(config, checkpoints, keys, taskProbe, progress);
   }
 
   /**
-   * The trees to run ({@link TreeRows#TASK}): every query of {@code queries} (query_id,
-   * group_id, question) with the noisy text of its group's papers, once per sample. The policy
-   * is version {@code policyVersion} of run {@code policyRun}'s checkpoints (an evaluation writes
-   * its trees under a run id of its own and rolls out the training run's weights).
+   * While {@link #write} runs, prints on {@code console}, every train.progress_seconds and at the
+   * end, how many of the trees have ended under {@code label}.
    */
-  public Dataset<Row> tasks(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, String runId,
-      long step, String policyRun, long policyVersion) {
+  public Rollouts withProgress(String label, Consumer<String> console) {
+    return new Rollouts(config, checkpoints, keys, probe, new Printing(label, console));
+  }
+
+  /**
+   * The step's trees to run: every query of {@code queries} (query_id, group_id, question) with
+   * the noisy text of its group's papers, once per sample. Two small jobs run here, on the query
+   * tables only: one refuses queries whose group has no paper, one counts the trees.
+   */
+  public Tasks tasks(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, Step s) {
     Dataset<Row> members = groups.select(col(GROUP_ID), posexplode(col(GROUP_PAPER_IDS)).as(new String[] {"pos", PAPER_ID}))
         .join(papers.select(col(PAPER_ID), col(NOISY_TEXT)), PAPER_ID);
     Dataset<Row> contexts = members.groupBy(GROUP_ID)
@@ -93,75 +154,44 @@ public final class Rollouts {
     }
     SparkSession spark = queries.sparkSession();
     Dataset<Row> samples = spark.range(config.rollouts().samples()).select(col("id").cast("int").as(SAMPLE));
-    return withPapers.crossJoin(samples).select(lit(runId).as(RUN_ID), lit(step).as(STEP), col(QUERY_ID), col(SAMPLE),
-        col(TreeRows.QUESTION), col(TreeRows.PAPER_IDS), col(TreeRows.PAPER_TEXTS), lit(policyVersion).as(POLICY_VERSION),
-        lit(policyRun).as(TreeRows.POLICY_RUN), lit(runId).as(TreeRows.SEED_RUN), lit(step).as(TreeRows.SEED_STEP));
+    Dataset<Row> rows = withPapers.crossJoin(samples).select(lit(s.runId()).as(RUN_ID), lit(s.step()).as(STEP), col(QUERY_ID),
+        col(SAMPLE), col(TreeRows.QUESTION), col(TreeRows.PAPER_IDS), col(TreeRows.PAPER_TEXTS),
+        lit(s.policyVersion()).as(POLICY_VERSION), lit(s.policyRun()).as(TreeRows.POLICY_RUN),
+        lit(s.seedRun()).as(TreeRows.SEED_RUN), lit(s.seedStep()).as(TreeRows.SEED_STEP));
+    return new Tasks(s, rows, queries.count(), config.rollouts().samples());
   }
 
   /**
-   * {@code tasks} drawing the seeds of ({@code seedRun}, {@code seedStep}) instead of their own
-   * run and step: runs that share a key draw the same seed for the same query and sample
-   * (common random numbers), whichever policy rolls them out.
+   * The trees of {@code tasks} ({@link TreeRows#TREE}), lazily: they run when the result is
+   * written. {@code rollouts.trees_per_task} trees go to a Spark task; the samples of a query stay
+   * together (their prompts share a prefix), and a task's trees are fixed by the shuffle before
+   * any runs, so a retried task runs exactly the trees of the failed attempt.
    */
-  public static Dataset<Row> seededAs(Dataset<Row> tasks, String seedRun, long seedStep) {
-    return tasks.withColumn(TreeRows.SEED_RUN, lit(seedRun)).withColumn(TreeRows.SEED_STEP, lit(seedStep));
+  public Dataset<Row> transform(Tasks tasks) {
+    return transform(tasks, probe);
   }
 
-  /** The step's trees ({@link TreeRows#TREE}), lazily: they run when the result is written. */
-  public Dataset<Row> transform(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers, String runId,
-      long step, String policyRun, long policyVersion) {
-    return run(tasks(queries, groups, papers, runId, step, policyRun, policyVersion));
+  private Dataset<Row> transform(Tasks tasks, RunTrees.TaskProbe treeEnded) {
+    int partitions = (int) Math.max(1, (tasks.count() + config.rollouts().treesPerTask() - 1) / config.rollouts().treesPerTask());
+    return tasks.rows().repartitionByRange(partitions, col(QUERY_ID), col(SAMPLE))
+        .mapPartitions(new RunTrees(config, checkpoints, keys, treeEnded), Encoders.row(TreeRows.TREE));
   }
 
-  /**
-   * Runs {@link TreeRows#TASK} rows, {@code rollouts.trees_per_task} to a Spark task. The samples
-   * of a query stay together (their prompts share a prefix), and a task's trees are fixed by the
-   * shuffle before any runs, so a retried task runs exactly the trees of the failed attempt.
-   */
-  public Dataset<Row> run(Dataset<Row> tasks) {
-    long n = tasks.count();
-    int partitions = (int) Math.max(1, (n + config.rollouts().treesPerTask() - 1) / config.rollouts().treesPerTask());
-    return tasks.repartitionByRange(partitions, col(QUERY_ID), col(SAMPLE))
-        .mapPartitions(new RunTrees(config, checkpoints, probe), Encoders.row(TreeRows.TREE));
-  }
-
-  /** The trees of one step, with the groups and papers of {@code warehouse}, written there. */
-  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, String runId, long step,
-      long policyVersion) {
-    return runStep(warehouse, queries, warehouse.read(Table.PAPER_GROUPS), warehouse.read(Table.PAPERS), runId, step,
-        policyVersion);
-  }
-
-  /** The trees of one step over the given groups and papers, written to {@code warehouse}. */
-  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
-      Dataset<Row> papers, String runId, long step, long policyVersion) {
-    return runStep(warehouse, queries, groups, papers, runId, step, runId, policyVersion);
-  }
-
-  /** As above, rolling out version {@code policyVersion} of run {@code policyRun}. */
-  public RolloutWriter.Written runStep(Warehouse warehouse, Dataset<Row> queries, Dataset<Row> groups,
-      Dataset<Row> papers, String runId, long step, String policyRun, long policyVersion) {
-    return write(warehouse, runId, step, tasks(queries, groups, papers, runId, step, policyRun, policyVersion));
-  }
-
-  /**
-   * Writes the trees of the tasks {@code tasks} makes with a new Rollouts (one whose Spark tasks
-   * count the trees they end), printing on {@code console}, every train.progress_seconds and at
-   * the end, how many of the {@code trees} have ended under {@code label}.
-   */
-  public static RolloutWriter.Written writeCounted(ArborConfig config, CheckpointSource checkpoints,
-      Warehouse warehouse, String runId, long step, Function<Rollouts, Dataset<Row>> tasks, long trees,
-      String label, Consumer<String> console) {
-    TaskCount ended = TaskCount.register(SparkSession.active(), label);
-    Rollouts rollouts = new Rollouts(config, checkpoints, ended.trees());
-    try (var p = Progress.start(label, "trees", ended::done, () -> trees, config.train().progressSeconds(), console)) {
-      return rollouts.write(warehouse, runId, step, tasks.apply(rollouts));
+  /** Runs {@code tasks} and writes their trees to {@code warehouse} under their run and step. */
+  public RolloutWriter.Written write(Warehouse warehouse, Tasks tasks) {
+    RolloutWriter writer = new RolloutWriter(warehouse, config.rollouts());
+    if (progress == null) return writer.write(tasks.step().runId(), tasks.step().step(), transform(tasks));
+    TaskCount ended = TaskCount.register(SparkSession.active(), progress.label());
+    RunTrees.TaskProbe counted = ended.trees();
+    RunTrees.TaskProbe heard = probe;
+    RunTrees.TaskProbe both = (partition, attempt, n) -> {
+      heard.treeEnded(partition, attempt, n);
+      counted.treeEnded(partition, attempt, n);
+    };
+    try (var p = Progress.start(progress.label(), "trees", ended::done, tasks::count,
+        config.train().progressSeconds(), progress.console())) {
+      return writer.write(tasks.step().runId(), tasks.step().step(), transform(tasks, both));
     }
-  }
-
-  /** Runs the tasks of one run and step and writes their trees to {@code warehouse}. */
-  public RolloutWriter.Written write(Warehouse warehouse, String runId, long step, Dataset<Row> tasks) {
-    return new RolloutWriter(warehouse, config.rollouts()).write(runId, step, run(tasks));
   }
 
   /** The {@code rollout_nodes} rows of tree rows, in the table's schema. */

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import arbor.pipelines.advantages.Advantages;
 import arbor.pipelines.checkpoints.CheckpointStore;
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.pipelines.judge.Judge;
 import arbor.judge.JudgeSpec;
@@ -54,6 +55,7 @@ public final class TrainingStep {
   private final PolicyModel policy;
   private final String runId;
   private final CheckpointSource executors;
+  private final ApiKeys keys;
   private final Judge judge;
   private final Advantages advantages;
   private final Consumer<String> console;
@@ -68,9 +70,10 @@ public final class TrainingStep {
   /**
    * @param executors where the executors load the run's policy versions (the checkpoints table)
    * @param policy the learner's policy (trained in place), saved with its tokenizer files
+   * @param keys the API keys of an endpoint judge or policy (read by the job)
    */
   public TrainingStep(ArborConfig config, Warehouse warehouse, CheckpointStore checkpoints, CheckpointSource executors,
-      Learner learner, PolicyModel policy, String runId, Map<String, String> env, Consumer<String> console) {
+      Learner learner, PolicyModel policy, String runId, ApiKeys keys, Consumer<String> console) {
     this.config = config;
     this.warehouse = warehouse;
     this.checkpoints = checkpoints;
@@ -79,7 +82,8 @@ public final class TrainingStep {
     this.runId = runId;
     this.console = console;
     this.executors = executors;
-    this.judge = new Judge(JudgeSpec.resolve(config.judge(), env));
+    this.keys = keys;
+    this.judge = new Judge(JudgeSpec.resolve(config.judge(), keys.byVariable()));
     this.advantages = new Advantages(config.advantages(), config.rlm().maxDepth());
   }
 
@@ -95,9 +99,10 @@ public final class TrainingStep {
     try {
       String phase = "step " + (step + 1) + " ";
       timed(seconds, "rollouts", () -> {
-        Rollouts.writeCounted(config, executors, warehouse, runId, step, rollouts -> Rollouts.seededAs(
-            rollouts.tasks(queries, groups, papers, runId, step, runId, version), seedKey, step),
-            queries.count() * config.rollouts().samples(), phase + "rollouts", console);
+        Rollouts rollouts = new Rollouts(config).withCheckpoints(executors).withKeys(keys)
+            .withProgress(phase + "rollouts", console);
+        rollouts.write(warehouse, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(runId, step, version)
+            .seededAs(seedKey, step)));
       });
       Dataset<Row> nodes = stepRows(Table.ROLLOUT_NODES, step).cache();
       Dataset<Row> turns = stepRows(Table.ROLLOUT_TURNS, step);

@@ -3,6 +3,7 @@ package arbor.rlm.runtime;
 import arbor.rlm.sandbox.WorkerPoolConfig;
 import arbor.rlm.sandbox.SandboxLimits;
 import ai.djl.Device;
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.conf.DjlPolicySettings;
 import arbor.conf.EndpointSettings;
@@ -49,7 +50,7 @@ import java.util.Set;
  * client per endpoint. It is created on first use and closed when the JVM exits.
  *
  * <pre>{@code
- * RlmRuntime runtime = RlmRuntime.shared(config, SandboxMode.WORKERS, checkpoints, System.getenv());
+ * RlmRuntime runtime = RlmRuntime.shared(config, SandboxMode.WORKERS, checkpoints, keys);
  * try (RlmRuntime.Rollout r = runtime.open(PolicyKind.DJL, runId, version, SparkTaskDevice.current())) {
  *   TreeRunner.TreeResult tree = r.runner().run(treeId, question, context, seed);
  * }
@@ -67,7 +68,7 @@ public final class RlmRuntime implements AutoCloseable {
   private final ArborConfig config;
   private final SandboxMode mode;
   private final PolicyVersions versions;
-  private final Map<String, String> env;
+  private final ApiKeys keys;
   private final Prompts prompts;
   private final RlmLimits limits;
   private final Map<PolicyKind, Policy> fixed = new EnumMap<>(PolicyKind.class);
@@ -75,22 +76,22 @@ public final class RlmRuntime implements AutoCloseable {
   private Sandbox sandbox;
   private boolean closed;
 
-  private RlmRuntime(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints, Map<String, String> env) {
+  private RlmRuntime(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints, ApiKeys keys) {
     this.config = config;
     this.mode = mode;
     this.versions = new PolicyVersions(config.policy().djl().modelDir(), checkpoints, config.policy().djl().cache());
-    this.env = Map.copyOf(env);
+    this.keys = keys;
     this.prompts = Prompts.of(config.rlm());
     this.limits = RlmLimits.of(config.rlm(), config.repl());
   }
 
   /**
    * The JVM's runtime for this configuration, created on first use and closed at JVM exit.
-   * {@code checkpoints} serves policy versions above 0 (null: only the base model); {@code env}
-   * holds the endpoints' API-key variables.
+   * {@code checkpoints} serves policy versions above 0 (null: only the base model); {@code keys}
+   * are the endpoints' API keys, read by the job.
    */
   public static RlmRuntime shared(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints,
-      Map<String, String> env) {
+      ApiKeys keys) {
     synchronized (SHARED) {
       if (!hooked) {
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("arbor-runtime-close")
@@ -98,13 +99,13 @@ public final class RlmRuntime implements AutoCloseable {
         hooked = true;
       }
       return SHARED.computeIfAbsent(new Key(config, mode, checkpoints),
-          k -> new RlmRuntime(config, mode, checkpoints, env));
+          k -> new RlmRuntime(config, mode, checkpoints, keys));
     }
   }
 
   /** A runtime the caller owns and closes (a job that runs trees in its own JVM). */
-  public static RlmRuntime create(ArborConfig config, SandboxMode mode, Map<String, String> env) {
-    return new RlmRuntime(config, mode, null, env);
+  public static RlmRuntime create(ArborConfig config, SandboxMode mode, ApiKeys keys) {
+    return new RlmRuntime(config, mode, null, keys);
   }
 
   /** Closes every shared runtime (the JVM's shutdown hook; tests that want a fresh start). */
@@ -232,7 +233,7 @@ public final class RlmRuntime implements AutoCloseable {
 
   private Policy endpoint(EndpointSettings s, boolean openai) {
     Generation.Sampling sampling = new Generation.Sampling(s.temperature(), 1.0, 0);
-    return new EndpointPolicy(openai ? OpenAiEndpoint.create(s, env) : AnthropicEndpoint.create(s, env), sampling);
+    return new EndpointPolicy(openai ? OpenAiEndpoint.create(s, keys.byVariable()) : AnthropicEndpoint.create(s, keys.byVariable()), sampling);
   }
 
   private synchronized ModelHolder holder(Device device) {

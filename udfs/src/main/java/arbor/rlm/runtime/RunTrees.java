@@ -2,6 +2,7 @@ package arbor.rlm.runtime;
 
 import static arbor.tables.Cols.*;
 
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.policy.holder.CheckpointSource;
 import arbor.policy.holder.SparkTaskDevice;
@@ -34,6 +35,7 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
 
   private final ArborConfig config;
   private final CheckpointSource checkpoints;
+  private final ApiKeys keys;
   private final TaskProbe probe;
 
   /**
@@ -46,9 +48,11 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     TaskProbe NONE = (partition, attempt, treesEnded) -> {};
   }
 
-  public RunTrees(ArborConfig config, CheckpointSource checkpoints, TaskProbe probe) {
+  /** {@code keys}: the endpoint policies' API keys, read by the job and shipped with the task. */
+  public RunTrees(ArborConfig config, CheckpointSource checkpoints, ApiKeys keys, TaskProbe probe) {
     this.config = config;
     this.checkpoints = checkpoints;
+    this.keys = keys;
     this.probe = probe;
   }
 
@@ -68,7 +72,7 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
         + task.stageId() + "." + task.stageAttemptNumber() + " (TID " + task.taskAttemptId() + ")";
     LOG.info("rollouts: {} runs {} trees {}", attemptName, in.size(),
         in.stream().map(r -> r.getAs(QUERY_ID) + "#" + r.getAs(SAMPLE)).toList());
-    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), checkpoints, System.getenv());
+    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), checkpoints, keys);
     Row first = in.getFirst();
     RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(TreeRows.POLICY_RUN),
         first.<Long>getAs(POLICY_VERSION), SparkTaskDevice.current());

@@ -27,11 +27,11 @@ public final class AnthropicEndpoint implements ChatEndpoint {
     this.client = client;
   }
 
-  /** A client for {@code settings}, its key read from {@code env} (pass {@code System.getenv()}). */
-  public static AnthropicEndpoint create(EndpointSettings settings, Map<String, String> env) {
+  /** A client for {@code settings}, its key the one in {@code keys} under the variable the settings name. */
+  public static AnthropicEndpoint create(EndpointSettings settings, Map<String, String> keys) {
     AnthropicClient client = AnthropicOkHttpClient.builder()
         .baseUrl(settings.baseUrl())
-        .apiKey(ApiKey.from(env, settings.apiKeyEnv(), "policy.anthropic.api_key_env"))
+        .apiKey(ApiKey.from(keys, settings.apiKeyEnv(), "policy.anthropic.api_key_env"))
         .timeout(Duration.ofMillis(Math.round(settings.timeoutSeconds() * 1000)))
         .maxRetries(settings.maxRetries())
         .build();
