@@ -24,6 +24,10 @@ import java.util.regex.Pattern;
  *       {@code drop_math} is set.
  * </ol>
  *
+ * Section headings are laid out as a PDF shows them, a numbered line of their own ("3.2
+ * Datasets") before the section's first paragraph: a reader of the noisy text finds the parts
+ * of a paper by them, as it would in an extracted PDF.
+ *
  * The randomness is seeded by {@code seed} and the paper id: the same paper always gets the same
  * noise.
  */
@@ -38,14 +42,40 @@ public final class PdfNoise {
     this.settings = settings;
   }
 
-  public String apply(String paperId, String title, String abstractText, List<String> paragraphs) {
+  /**
+   * @param sections each paragraph's heading path ({@link Paper#NESTED} between levels, empty for
+   *     none), as {@link Paper#sections()}
+   */
+  public String apply(String paperId, String title, String abstractText, List<String> paragraphs, List<String> sections) {
+    if (sections.size() != paragraphs.size()) {
+      throw new IllegalArgumentException("paper " + paperId + ": " + sections.size() + " section heading(s) for "
+          + paragraphs.size() + " paragraph(s)");
+    }
     SplittableRandom random = new SplittableRandom(settings.seed() * 1_000_003L + paperId.hashCode());
     List<String> lines = new ArrayList<>();
     wrap(title, random, lines);
     lines.add("Abstract");
     wrap(abstractText, random, lines);
-    for (String p : paragraphs) wrap(p, random, lines);
+    List<String> path = List.of();
+    List<Integer> numbers = new ArrayList<>();
+    for (int i = 0; i < paragraphs.size(); i++) {
+      List<String> next = sections.get(i).isBlank() ? List.of() : List.of(sections.get(i).split(Paper.NESTING_MARK));
+      int same = 0;
+      while (same < Math.min(path.size(), next.size()) && path.get(same).strip().equals(next.get(same).strip())) same++;
+      for (int depth = same; depth < next.size(); depth++) {
+        while (numbers.size() > depth + 1) numbers.removeLast();
+        if (numbers.size() == depth + 1) numbers.set(depth, numbers.get(depth) + 1);
+        else numbers.add(1);
+        wrap(number(numbers) + " " + next.get(depth).strip(), random, lines);
+      }
+      path = next;
+      wrap(paragraphs.get(i), random, lines);
+    }
     return paginate(lines, shortTitle(title));
+  }
+
+  private static String number(List<Integer> numbers) {
+    return String.join(".", numbers.stream().map(String::valueOf).toList());
   }
 
   private void wrap(String text, SplittableRandom random, List<String> lines) {

@@ -10,7 +10,7 @@ public record TextPapers(PdfNoise noise, double defaultScore) {
 
   Paper paper(String source, String path, String id, String title, String abstractText, List<String> paragraphs,
       List<String> sections, Double score, String contentHash) {
-    return new Paper(id, title, abstractText, source, path, paragraphs, sections, noise.apply(id, title, abstractText, paragraphs),
+    return new Paper(id, title, abstractText, source, path, paragraphs, sections, noise.apply(id, title, abstractText, paragraphs, sections),
         Paper.NOISY_SIMULATED, score == null ? defaultScore : score, contentHash);
   }
 }

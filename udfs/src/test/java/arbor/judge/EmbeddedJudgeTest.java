@@ -46,7 +46,8 @@ class EmbeddedJudgeTest {
         "The judge scores precision and recall of the selected evidence on anchored scales from one to ten, "
             + "and the reward is the sum of the two scores divided by twenty.",
         "Related work covers retrieval augmented generation and long context transformers.");
-    String noisy = new PdfNoise(new NoiseSettings(5, 50, 1.0, 1.0, 6, true)).apply("p", "Tree GRPO", "An abstract.", paragraphs);
+    String noisy = new PdfNoise(new NoiseSettings(5, 50, 1.0, 1.0, 6, true)).apply("p", "Tree GRPO", "An abstract.", paragraphs,
+        paragraphs.stream().map(p -> "").toList());
     NormalizedText n = NormalizedText.of(noisy);
     Interval where = n.locate(paragraphs.get(1)).orElseThrow();
     String copied = noisy.substring(where.start(), where.end());

@@ -37,7 +37,7 @@ class NormalizedTextTest {
     String title = "A Study of Recursive Reading for Scientific Evidence";
     // Five lines per page: the paragraph runs over a page break with a header and a page number.
     String noisy = new PdfNoise(new NoiseSettings(3, 60, 1.0, 1.0, 5, true))
-        .apply("p1", title, "Short abstract here.", List.of("First paragraph of the body.", clean));
+        .apply("p1", title, "Short abstract here.", List.of("First paragraph of the body.", clean), List.of("", ""));
     assertTrue(noisy.contains("A Study of Recursive Reading for"), noisy);
     NormalizedText paper = NormalizedText.of(noisy);
     assertTrue(paper.text().indexOf(NormalizedText.of(clean).text()) < 0, "the header must break the exact match");
@@ -70,7 +70,7 @@ class NormalizedTextTest {
         "Second paragraph: a shorter one, about fluffy affine flows and \uFB01ne \uFB01lters.",
         "Third: with inline math $\\alpha_i + \\beta$ and a word broken somewhere, perhaps: interdisciplinarity.");
     String noisy = new PdfNoise(new NoiseSettings(7, 38, 1.0, 1.0, 6, true))
-        .apply("p", "A Paper About Noise", "An abstract.", paragraphs);
+        .apply("p", "A Paper About Noise", "An abstract.", paragraphs, paragraphs.stream().map(p -> "").toList());
     NormalizedText paper = NormalizedText.of(noisy);
     for (String p : paragraphs) assertTrue(paper.locate(p).isPresent(), p + "\nin\n" + noisy);
   }

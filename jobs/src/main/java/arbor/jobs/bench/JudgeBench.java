@@ -76,7 +76,7 @@ final class JudgeBench implements Benchmark {
       String paper = Files.readString(qasper.resolve("papers").resolve(q.paperId() + ".txt"));
       List<String> paragraphs = ParagraphEvidence.paragraphs(paper);
       String title = paper.lines().findFirst().orElse("").replaceFirst("^#+\\s*", "");
-      String noisy = noise.apply(q.paperId(), title, "", paragraphs);
+      String noisy = noise.apply(q.paperId(), title, "", paragraphs, paragraphs.stream().map(p -> "").toList());
       Map<String, List<String>> answers = answers(q, paragraphs, random);
       if (expert != null) answers.put("expert", FinalAnswer.spans(expert.get(qi)));
       for (var a : answers.entrySet()) {

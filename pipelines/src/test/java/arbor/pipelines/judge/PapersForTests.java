@@ -27,8 +27,8 @@ public final class PapersForTests {
       "A context free grammar is induced from semantically annotated sentences of encyclopedia pages.",
       "The induced grammar parses new sentences into semantic trees that populate an ontology.");
   public static final PdfNoise NOISE = new PdfNoise(new NoiseSettings(5, 60, 1.0, 1.0, 6, true));
-  public static final String NOISY_A = NOISE.apply("A", TITLE_A, "We study recursive readers.", A);
-  public static final String NOISY_B = NOISE.apply("B", TITLE_B, "We induce grammars.", B);
+  public static final String NOISY_A = NOISE.apply("A", TITLE_A, "We study recursive readers.", A, A.stream().map(p -> "").toList());
+  public static final String NOISY_B = NOISE.apply("B", TITLE_B, "We induce grammars.", B, B.stream().map(p -> "").toList());
 
   /** The noisy copy of clean text {@code clean} of paper text {@code noisy}, as a policy would cut it. */
   public static String copied(String noisy, String clean) {
