@@ -10,17 +10,18 @@ import java.util.SplittableRandom;
  * node, the same program for every question but for the heading words the question calls for
  * ({@code cues}, read off its phrasing). A multi-paper root scores each paper by how often the
  * question's rarer words occur in it (doubled when a heading carries a cue), delegates the best
- * papers to children with {@code rlm_query_batched} (the question as each child's prompt) and
- * submits the children's passages; a child (or a single-paper root) cuts its paper into passages
- * at line ends that close a sentence and keeps the first ones under a cue's heading, or else the
- * best by a BM25-like score over the question's words, whole, so every span is verbatim. The
- * submission is the next turn's {@code FINAL_VAR}.
+ * papers that score near the best one to children with {@code rlm_query_batched} (the question as
+ * each child's prompt) and submits the children's passages; a child (or a single-paper root) cuts
+ * its paper into passages at short lines that close a sentence (a paragraph's last line) and keeps
+ * the first ones under a cue's heading, or else the best past the title and abstract by a BM25-like
+ * score over the question's words, whole, so every span is verbatim. The submission is the next
+ * turn's {@code FINAL_VAR}.
  *
  * <p>The code reads the REPL's {@code question} when the runtime binds it
  * ({@code rlm.bind_question}); otherwise it first assigns the question as a literal. Its choices
  * are drawn from the turn's seed and written into the code as numbers, where a student sees them
- * and RL can learn which pay: how many papers a root delegates, the passage size and how many
- * passages a reader keeps. Ranking runs in the REPL with string methods only (no regex, no
+ * and RL can learn which pay: how many papers a root delegates and how close to the best paper's
+ * score they must come, the passage size and how many passages a reader keeps. Ranking runs in the REPL with string methods only (no regex, no
  * tokenising loops), so a tree costs a few interpreted milliseconds per paper.
  */
 public final class PassageExpert implements Policy {
@@ -37,9 +38,10 @@ public final class PassageExpert implements Policy {
   }
 
   /** What one turn varies, drawn from its seed. */
-  record Choices(int papers, int passageChars, int passages) {
+  record Choices(int papers, int passageChars, int passages, int relevancePercent) {
     static Choices draw(Settings s, SplittableRandom r) {
-      return new Choices(1 + r.nextInt(Math.min(4, s.maxPapers())), 300 * (1 + r.nextInt(3)), 1 + r.nextInt(3));
+      return new Choices(1 + r.nextInt(Math.min(4, s.maxPapers())), 200 * (1 + r.nextInt(3)), 1 + r.nextInt(3),
+          60 + 20 * r.nextInt(3));
     }
   }
 
@@ -79,11 +81,11 @@ public final class PassageExpert implements Policy {
         idf = {w: math.log(1 + len(low) / (1 + sum(w in t for t in low.values()))) for w in words}
         heads = {p: any(len(h) < 40 and "(" not in h and any(c in h for c in cues) for h in t.split("\\n")) for p, t in low.items()}
         score = {p: (1 + heads[p]) * sum(idf[w] * math.log(1 + t.count(w)) for w in words) for p, t in low.items()}
-        top = sorted(score, key=lambda p: -score[p])[:%d]
+        top = [p for p in sorted(score, key=lambda p: -score[p])[:%d] if score[p] >= %s * max(score.values())]
         answers = rlm_query_batched([question] * len(top), [context[p] for p in top])
         evidence = [s for a in answers if isinstance(a, list) for s in a]
         print(top, len(evidence))
-        """.formatted(tuple(cues), c.papers());
+        """.formatted(tuple(cues), c.papers(), c.relevancePercent() / 100.0);
   }
 
   /**
@@ -92,7 +94,8 @@ public final class PassageExpert implements Policy {
    * ({@link QuestionKeywords#sectionCues}; none for other questions): the teacher reads them off
    * the question as a person would ("in its closing remarks" is the conclusions), and the code
    * reads the passages under the last heading line that carries one (the last, past a table of
-   * contents). Without such a heading it ranks all passages by the question's words.
+   * contents). Without such a heading it ranks all passages by the question's words outside a
+   * quoted title: the title names the paper, and its words fill the abstract, not the answer.
    */
   private static String reader(Choices c, List<String> cues) {
     return """
@@ -105,19 +108,21 @@ public final class PassageExpert implements Policy {
                 cur, start = "", len(passages)
                 continue
             cur += line + "\\n"
-            if len(cur) > %d and line.rstrip().endswith("."):
+            if len(cur) > %d and line.rstrip().endswith(".") and (len(line) < 70 or len(cur) > %d):
                 passages.append(cur.strip())
                 cur = ""
         passages.append(cur.strip())
         import math
-        words = {w.strip("?,.()") for w in question.lower().split() if len(w) > 4}
+        asked = question.split('"')
+        words = {w.strip("?,.()") for w in (asked[0] + asked[-1]).lower().split() if len(w) > 3}
         low = [p.lower() for p in passages]
+        avg = 1 + sum(map(len, low)) / len(low)
         idf = {w: math.log(1 + len(low) / (1 + sum(w in t for t in low))) for w in words}
-        score = [sum(idf[w] * t.count(w) / (t.count(w) + 1.2) for w in words) for t in low]
-        rank = range(start, len(low)) if start else sorted(range(len(low)), key=lambda i: -score[i])
+        score = [sum(idf[w] * t.count(w) / (t.count(w) + 0.3 + 0.9 * len(t) / avg) for w in words) for t in low]
+        rank = range(start, len(low)) if start else sorted(range(len(low) > 1, len(low)), key=lambda i: -score[i])
         evidence = [passages[i] for i in rank if passages[i] and (start or score[i] > 0)][:%d]
         print(len(passages), start, [round(score[i], 1) for i in rank][:%d])
-        """.formatted(tuple(cues), c.passageChars(), c.passages(), c.passages());
+        """.formatted(tuple(cues), c.passageChars(), 3 * c.passageChars(), c.passages(), c.passages());
   }
 
   /** A Python tuple literal of strings. */

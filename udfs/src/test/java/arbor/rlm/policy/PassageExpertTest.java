@@ -33,7 +33,7 @@ class PassageExpertTest {
       sb.append("Passage ").append(i).append(" discusses unrelated matters at some length, with enough\n")
           .append("words to fill a few lines of a page; nothing in it is of any use here at all.\n")
           .append("It goes on about layout, typesetting and the weather for a while longer too.\n")
-          .append("Then it ends, as passages do, with a full stop at the end of its last line.\n");
+          .append("Then it ends, as paragraphs do, with a short last line.\n");
       if (i == filler / 2 && answer != null) {
         sb.append(answer).append('\n');
       }
@@ -123,6 +123,26 @@ class PassageExpertTest {
         List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
         assertTrue(spans.get(0).startsWith("The package offers fast exact tests"), "the passage under the heading comes first: " + spans);
         assertTrue(spans.stream().allMatch(text::contains), "verbatim: " + spans);
+      }
+    }
+  }
+
+  @Test
+  void theWordsOfAQuotedTitleDoNotRankThePassages() throws Exception {
+    String title = "Subword Units and Byte Pair Encoding for Neural Translation of Rarest Vocabulary";
+    // A body paragraph full of the title's words (as a summary would be), after the answer.
+    String text = paper(title, ANSWER, 4)
+        + "Neural translation of rarest vocabulary is hard; subword units from byte pair encoding make the rarest\n"
+        + "vocabulary open to neural translation systems. We study subword units and byte pair encoding for the\n"
+        + "neural translation of rarest vocabulary: subword units from encoding help.\n";
+    String question = "In the paper \"" + title + "\", which training corpus do the translation systems train on?";
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      for (int g = 0; g < 4; g++) {
+        TreeRunner.TreeResult tree = runner(sandbox, true).run("t" + g, question, new RlmContext.Single(text),
+            TreeSeed.of("run", 1, "q", g));
+        assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
+        List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
+        assertTrue(spans.get(0).contains("WMT 2015 English-German"), "the answering passage ranks first, not the abstract: " + spans);
       }
     }
   }
