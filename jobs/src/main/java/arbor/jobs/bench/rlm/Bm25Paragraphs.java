@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
@@ -28,12 +29,29 @@ import org.apache.lucene.store.ByteBuffersDirectory;
  * question's analysed terms. Owns an in-memory index; close it when done.
  */
 public final class Bm25Paragraphs implements AutoCloseable {
-  private final Analyzer analyzer = new StandardAnalyzer();
+  /** How paragraphs and questions are cut into terms. */
+  public enum Analysis {
+    /** Lucene's standard tokens, lower-cased, no stop words, no stemming. */
+    STANDARD,
+    /** English stop words (the question's "what", "which", "the" drop out) and Porter stemming. */
+    ENGLISH;
+
+    Analyzer analyzer() {
+      return this == STANDARD ? new StandardAnalyzer() : new EnglishAnalyzer();
+    }
+  }
+
+  private final Analyzer analyzer;
   private final ByteBuffersDirectory dir = new ByteBuffersDirectory();
   private final DirectoryReader reader;
   private final IndexSearcher searcher;
 
   public Bm25Paragraphs(List<String> paragraphs) {
+    this(paragraphs, Analysis.STANDARD);
+  }
+
+  public Bm25Paragraphs(List<String> paragraphs, Analysis analysis) {
+    analyzer = analysis.analyzer();
     try {
       try (IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig(analyzer))) {
         for (int i = 0; i < paragraphs.size(); i++) {
