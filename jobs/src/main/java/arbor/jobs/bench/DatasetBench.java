@@ -39,6 +39,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -252,7 +253,7 @@ final class DatasetBench implements Benchmark {
     int step = Math.max(1, queries.size() / Math.max(1, expertSample));
     for (int i = 0; i < queries.size() && sample.size() < expertSample; i += step) sample.add(queries.get(i));
     double expert = 0;
-    Map<Bm25Paragraphs.Analysis, Double> bm25Spans = new java.util.EnumMap<>(Bm25Paragraphs.Analysis.class);
+    Map<Bm25Paragraphs.Analysis, Double> bm25Spans = new EnumMap<>(Bm25Paragraphs.Analysis.class);
     long t0 = System.nanoTime();
     for (int i = 0; i < sample.size(); i++) {
       // The first --examples trees are printed node by node: the failures are in what the cells did.
@@ -375,7 +376,7 @@ final class DatasetBench implements Benchmark {
   }
 
   private static Map<Bm25Paragraphs.Analysis, Double> mean(Map<Bm25Paragraphs.Analysis, Double> sums, int n) {
-    Map<Bm25Paragraphs.Analysis, Double> out = new java.util.EnumMap<>(Bm25Paragraphs.Analysis.class);
+    Map<Bm25Paragraphs.Analysis, Double> out = new EnumMap<>(Bm25Paragraphs.Analysis.class);
     for (Bm25Paragraphs.Analysis a : Bm25Paragraphs.Analysis.values()) out.put(a, n == 0 ? 0 : sums.getOrDefault(a, 0.0) / n);
     return out;
   }

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -47,8 +48,8 @@ final class ExpertBench implements Benchmark {
     }
     out.printf("bench expert: evidence F1  expert %.3f | BM25 (better analysis) top-1 %.3f  top-2 %.3f  top-3 %.3f%n",
         r.expertF1(), r.bm25F1()[0], r.bm25F1()[1], r.bm25F1()[2]);
-    r.bm25F1ByAnalysis().forEach((a, f1) -> out.printf(java.util.Locale.ROOT, "bench expert: BM25 (%s analysis) top-1 %.3f  top-2 %.3f  top-3 %.3f%n",
-        a.name().toLowerCase(java.util.Locale.ROOT), f1[0], f1[1], f1[2]));
+    r.bm25F1ByAnalysis().forEach((a, f1) -> out.printf(Locale.ROOT, "bench expert: BM25 (%s analysis) top-1 %.3f  top-2 %.3f  top-3 %.3f%n",
+        a.name().toLowerCase(Locale.ROOT), f1[0], f1[1], f1[2]));
     out.printf("bench expert: %d spans not verbatim, %d trees without an answer, %.1f s per question%n",
         r.notVerbatim(), r.unfinished(), r.expertSecondsPerQuestion());
     Map<String, Object> figures = new LinkedHashMap<>();
@@ -59,7 +60,7 @@ final class ExpertBench implements Benchmark {
     figures.put("bm25_top3_f1", round(r.bm25F1()[2]));
     figures.put("bm25_best_f1", round(r.bestBm25F1()));
     r.bm25F1ByAnalysis().forEach((a, f1) ->
-        figures.put("bm25_top3_f1_" + a.name().toLowerCase(java.util.Locale.ROOT), round(f1[2])));
+        figures.put("bm25_top3_f1_" + a.name().toLowerCase(Locale.ROOT), round(f1[2])));
     figures.put("not_verbatim", r.notVerbatim());
     figures.put("unfinished", r.unfinished());
     return figures;
