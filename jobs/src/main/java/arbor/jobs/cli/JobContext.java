@@ -1,5 +1,6 @@
 package arbor.jobs.cli;
 
+import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.pipelines.spark.Sessions;
 import arbor.pipelines.warehouse.Warehouse;
@@ -17,6 +18,7 @@ public final class JobContext implements AutoCloseable {
   private final List<String> args;
   private final PrintStream out;
   private SparkSession spark;
+  private ApiKeys apiKeys;
   private boolean ownsSpark;
   private java.util.function.Consumer<arbor.pipelines.warehouse.Table> beforeWrite = table -> {};
 
@@ -31,6 +33,15 @@ public final class JobContext implements AutoCloseable {
   public ArborConfig config() { return config; }
   public List<String> args() { return args; }
   public PrintStream out() { return out; }
+
+  /**
+   * The API keys the configuration's endpoints name, read from this process's environment once:
+   * the one place below which no code reads the environment.
+   */
+  public synchronized ApiKeys apiKeys() {
+    if (apiKeys == null) apiKeys = ApiKeys.read(config, System.getenv());
+    return apiKeys;
+  }
 
   public synchronized SparkSession spark() {
     if (spark == null) {

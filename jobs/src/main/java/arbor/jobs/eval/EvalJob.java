@@ -1,6 +1,5 @@
 package arbor.jobs.eval;
 
-import arbor.conf.ApiKeys;
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
@@ -76,7 +75,7 @@ public final class EvalJob implements Job {
     var out = context.out();
     out.printf(Locale.ROOT, "eval: %s at step %d on the %s split of run %s%n", policy.key(), step, split, run);
     // Every version from the run's checkpoints, step 0 (sft's or the base it saved) included.
-    Evaluate.Written written = new Evaluate(config, new arbor.policy.holder.RunCheckpoints(store.source()), ApiKeys.read(config, System.getenv()),
+    Evaluate.Written written = new Evaluate(config, new arbor.policy.holder.RunCheckpoints(store.source()), context.apiKeys(),
         out::println).evaluate(w, run, step, version, split);
     Dataset<Row> rows = w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
         .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split)));

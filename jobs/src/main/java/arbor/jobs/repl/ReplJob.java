@@ -1,6 +1,5 @@
 package arbor.jobs.repl;
 
-import arbor.conf.ApiKeys;
 import arbor.ingest.FileParser;
 import arbor.ingest.Paper;
 import arbor.ingest.Parsed;
@@ -71,7 +70,7 @@ public final class ReplJob implements Job {
     ArborConfig config = withFlags(context.config(), kind, args);
     boolean json = args.flag("json");
     SandboxMode mode = args.flag("in-process") ? SandboxMode.IN_PROCESS : SandboxMode.WORKERS;
-    try (RlmRuntime runtime = RlmRuntime.create(config, mode, ApiKeys.read(config, System.getenv()));
+    try (RlmRuntime runtime = RlmRuntime.create(config, mode, context.apiKeys());
         RlmRuntime.Rollout rollout = open(runtime, kind, json ? TreeRunner.TreeListener.NONE : new TreePrinter(context.out()))) {
       TreeRunner.TreeResult tree = rollout.runner().run("repl", question, rlmContext,
           TreeSeed.ofTree("repl", config.policy().djl().seed()));

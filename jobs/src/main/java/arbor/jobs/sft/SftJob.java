@@ -100,7 +100,7 @@ public final class SftJob implements Job {
         sft.samples(), teacherRun);
     Dataset<Row> groups = w.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = w.read(Table.PAPERS);
-    ApiKeys keys = ApiKeys.read(config, System.getenv());
+    ApiKeys keys = context.apiKeys();
     Rollouts rollouts = new Rollouts(config).withKeys(keys).withProgress("sft teacher rollouts", out::println);
     rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(teacherRun, 0, 0)));
     Dataset<Row> nodes = stepRows(w, Table.ROLLOUT_NODES, teacherRun).cache();

@@ -1,6 +1,5 @@
 package arbor.jobs.train;
 
-import arbor.conf.ApiKeys;
 import static org.apache.spark.sql.functions.col;
 
 import ai.djl.Device;
@@ -105,7 +104,7 @@ public final class TrainJob implements Job {
         learner.optimizer().importState(AdamWStates.fromOptimizerState(start.optimizer()));
       }
       TrainingStep step = new TrainingStep(config, warehouse, store, new RunCheckpoints(store.source()), learner, policy,
-          runId, ApiKeys.read(config, System.getenv()), context.out()::println);
+          runId, context.apiKeys(), context.out()::println);
       if (next == 0) evaluationHook(context, runId, 0);
       for (long s = next; s < steps; s++) {
         TrainingStep.Report report = step.run(s);
@@ -139,7 +138,7 @@ public final class TrainJob implements Job {
     long t0 = System.nanoTime();
     CheckpointStore store = new CheckpointStore(context.spark(), warehouse, config.checkpoints());
     Evaluate.Written written = new Evaluate(config,
-        new RunCheckpoints(store.source()), ApiKeys.read(config, System.getenv()), context.out()::println)
+        new RunCheckpoints(store.source()), context.apiKeys(), context.out()::println)
         .evaluate(warehouse, runId, policyVersion, policyVersion, "validation");
     context.out().printf(Locale.ROOT, "train: evaluated policy v%d of run %s on the validation split"
         + " (%d trees, %.1f s; rollouts under run %s)%n", policyVersion, runId, written.trees(),
