@@ -9,7 +9,6 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
 import arbor.pipelines.advantages.Advantages;
-import arbor.advantages.GroupAdvantages;
 import arbor.conf.AdvantageSettings;
 import arbor.jobs.cli.Args;
 import arbor.jobs.cli.UsageError;
@@ -19,6 +18,7 @@ import arbor.tables.RolloutNodes;
 import arbor.tables.Samples;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -168,6 +168,22 @@ final class AdvantagesBench implements Benchmark {
     return n;
   }
 
+  /**
+   * The method's group normalisation written again in plain Java, as the single-thread baseline
+   * the stage's figures are checked against: reward minus the mean over the sample standard
+   * deviation plus {@link Advantages#EPSILON}; zero for a flat group or a lone root.
+   */
+  static double[] groupAdvantages(double[] rewards) {
+    int n = rewards.length;
+    double[] out = new double[n];
+    if (n < 2 || Arrays.stream(rewards).allMatch(r -> r == rewards[0])) return out;
+    double mean = Arrays.stream(rewards).average().orElseThrow();
+    double squares = Arrays.stream(rewards).map(r -> (r - mean) * (r - mean)).sum();
+    double std = Math.sqrt(squares / (n - 1));
+    for (int i = 0; i < n; i++) out[i] = (rewards[i] - mean) / (std + Advantages.EPSILON);
+    return out;
+  }
+
   /** The same trees, advantages and weights in one thread: node id to {advantage, weight}. */
   static Map<String, double[]> java(int trees) {
     Map<String, double[]> out = new HashMap<>(trees * 10);
@@ -180,7 +196,7 @@ final class AdvantagesBench implements Benchmark {
         scored.add((int) r);
         rewards.add(q % 10 == 0 ? 0.5 : ((r * 7919 + 13) % 11) / 10.0);
       }
-      double[] a = GroupAdvantages.of(rewards.stream().mapToDouble(Double::doubleValue).toArray());
+      double[] a = groupAdvantages(rewards.stream().mapToDouble(Double::doubleValue).toArray());
       for (int s = 0; s < scored.size(); s++) {
         long r = scored.get(s);
         double adv = a[s];

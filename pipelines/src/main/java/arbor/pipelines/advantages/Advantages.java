@@ -52,6 +52,8 @@ public final class Advantages {
   public static final String ADVANTAGE = Samples.ADVANTAGE;
   public static final String GROUP_SIZE = "group_size";
   public static final String FLAT = "flat";
+  /** Added to a group's standard deviation, so a near-flat group's advantages stay finite. */
+  public static final double EPSILON = 1e-6;
 
   private final AdvantageSettings settings;
   private final int maxDepth;
@@ -77,7 +79,7 @@ public final class Advantages {
     Column flat = max(col(REWARD)).over(group).equalTo(min(col(REWARD)).over(group));
     Column advantage = when(n.lt(2).or(flat), lit(0.0))
         .otherwise(col(REWARD).minus(avg(col(REWARD)).over(group))
-            .divide(coalesce(stddev_samp(col(REWARD)).over(group), lit(0.0)).plus(lit(arbor.advantages.GroupAdvantages.EPSILON))));
+            .divide(coalesce(stddev_samp(col(REWARD)).over(group), lit(0.0)).plus(lit(EPSILON))));
     return roots.join(scored, new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID})
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.QUERY_ID), col(Cols.SAMPLE), col(Cols.ROOT_ID), col(REWARD),
             advantage.as(ADVANTAGE), n.as(GROUP_SIZE), flat.as(FLAT));

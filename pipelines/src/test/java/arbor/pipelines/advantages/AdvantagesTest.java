@@ -144,6 +144,19 @@ class AdvantagesTest {
   }
 
   @Test
+  void aLoneScoredRootGetsZeroAdvantage() {
+    // Its sibling failed for the harness and is left out: one reward has no spread to normalise by.
+    Trees t = new Trees("run", 1, 1);
+    String lost = t.root("q4", 0, "final", "djl", "[]");
+    String alone = t.root("q4", 1, "final", "djl", "[]");
+    List<Row> rewards = List.of(reward(lost, "q4", 0, null, Rewards.INFRA_FAILURE), reward(alone, "q4", 1, 0.7, Rewards.OK));
+    List<Row> roots = new Advantages(TREE, 1).rootAdvantages(t.nodes(SPARK), rewards(rewards)).collectAsList();
+    assertEquals(1, roots.size());
+    assertEquals(0.0, roots.getFirst().<Double>getAs(Advantages.ADVANTAGE));
+    assertEquals(1L, roots.getFirst().<Long>getAs(Advantages.GROUP_SIZE));
+  }
+
+  @Test
   void aRootThatFailedForTheHarnessIsLeftOutOfTheStatisticsAndYieldsNoSamples() {
     Trees t = new Trees("run", 1, 1);
     String lost = t.root("q3", 0, "final", "djl", "[]");

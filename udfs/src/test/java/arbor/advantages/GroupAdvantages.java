@@ -1,14 +1,15 @@
 package arbor.advantages;
 
 /**
- * Group-normalised advantages (method section 8): {@code A_g = (r_g - mean(r)) / (std(r) + eps)}
- * over the scored roots of one query, with the sample standard deviation and {@code eps = 1e-6}.
- * A group whose rewards are all equal, or that has a single scored root, gets zero advantages.
+ * Group-normalised advantages of one query's rewards in memory, for learner tests that build
+ * their own groups: {@code A_g = (r_g - mean(r)) / (std(r) + eps)} with the sample standard
+ * deviation, zero for a flat group or a lone root. The training step's are the Advantages
+ * stage's (pipelines), whose tests check these figures on Spark.
  */
 public final class GroupAdvantages {
   private GroupAdvantages() {}
 
-  public static final double EPSILON = 1e-6;
+  private static final double EPSILON = 1e-6;
 
   public static double[] of(double[] rewards) {
     int n = rewards.length;
@@ -24,8 +25,7 @@ public final class GroupAdvantages {
     return out;
   }
 
-  /** Whether every reward of the group is the same (such a group teaches nothing; it is counted). */
-  public static boolean flat(double[] rewards) {
+  private static boolean flat(double[] rewards) {
     for (double r : rewards) if (r != rewards[0]) return false;
     return true;
   }
