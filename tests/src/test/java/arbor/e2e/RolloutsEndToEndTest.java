@@ -13,7 +13,7 @@ import arbor.jobs.conf.ConfigLoader;
 import arbor.rlm.TreeSeed;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.endpoint.LoopbackApi;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.SharedRuntimes;
 import arbor.rlm.runtime.RunTrees;
 import arbor.pipelines.rollouts.RolloutWriter;
 import arbor.pipelines.rollouts.Rollouts;
@@ -111,7 +111,7 @@ class RolloutsEndToEndTest {
 
   @AfterAll
   void close() {
-    RlmRuntime.closeShared();
+    SharedRuntimes.closeAll();
   }
 
   ArborConfig config(String warehouse, String... settings) {

@@ -9,7 +9,7 @@ import arbor.jobs.conf.ConfigLoader;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.model.HfModelFolder;
 import arbor.rlm.policy.endpoint.LoopbackApi;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.SharedRuntimes;
 import arbor.pipelines.sft.TeacherTraces;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
@@ -78,7 +78,7 @@ class SftEvalEndToEndTest {
 
   @AfterAll
   void close() {
-    RlmRuntime.closeShared();
+    SharedRuntimes.closeAll();
   }
 
   private String[] args(String job, String... rest) {

@@ -14,7 +14,7 @@ import arbor.jobs.cli.UsageError;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.model.HostTensor;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.SharedRuntimes;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
 import arbor.pipelines.warehouse.Table;
@@ -53,7 +53,7 @@ class TrainEndToEndTest {
 
   @AfterAll
   void close() {
-    RlmRuntime.closeShared();
+    SharedRuntimes.closeAll();
   }
 
   @Test

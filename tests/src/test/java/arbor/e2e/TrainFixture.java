@@ -10,7 +10,7 @@ import arbor.jobs.cli.JobContext;
 import arbor.jobs.train.TrainJob;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.model.HostTensor;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.SharedRuntimes;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
@@ -109,7 +109,7 @@ final class TrainFixture {
         System.out.print(out.toString(StandardCharsets.UTF_8));
         // A driver that ends takes its executors' runtime with it (and the next run, in another
         // warehouse, needs a model holder over its own checkpoints table).
-        RlmRuntime.closeShared();
+        SharedRuntimes.closeAll();
       }
     }
     return out.toString(StandardCharsets.UTF_8);

@@ -13,7 +13,7 @@ import arbor.judge.JudgeSpec;
 import arbor.pipelines.judge.References;
 import arbor.pipelines.metrics.StepMetrics;
 import arbor.rlm.policy.endpoint.LoopbackApi;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.SharedRuntimes;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
@@ -66,7 +66,7 @@ class TrainingStepEndToEndTest {
 
   @AfterAll
   void close() {
-    RlmRuntime.closeShared();
+    SharedRuntimes.closeAll();
   }
 
   static ArborConfig config(String warehouse, String... settings) {

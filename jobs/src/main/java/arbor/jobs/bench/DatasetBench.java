@@ -21,7 +21,7 @@ import arbor.jobs.bench.rlm.Bm25Paragraphs;
 import arbor.jobs.bench.rlm.FinalSpans;
 import arbor.jobs.bench.rlm.ParagraphEvidence;
 import arbor.jobs.bench.rlm.QasperQuestion;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.FixedPolicies;
 import arbor.rlm.sandbox.InProcessSandbox;
 import arbor.synthesis.Embedder;
 import arbor.synthesis.Evidence;
@@ -102,7 +102,7 @@ final class DatasetBench implements Benchmark {
     }
     Map<String, Figures> results = new LinkedHashMap<>();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.of(c.repl()))) {
-      TreeRunner runner = new TreeRunner(sandbox, RlmRuntime.scripted(c), Prompts.of(c.rlm()),
+      TreeRunner runner = new TreeRunner(sandbox, FixedPolicies.scripted(c), Prompts.of(c.rlm()),
           RlmLimits.of(c.rlm(), c.repl()));
       for (var g : generators.entrySet()) {
         results.put(g.getKey(), measure(g.getValue(), groups, c.synthesis().queriesPerGroup(), k, expertSample, examples, runner, out));

@@ -18,6 +18,7 @@ import arbor.policy.model.TinyModels;
 import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.conf.PolicyKind;
 import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.SharedRuntimes;
 import arbor.rlm.runtime.TreeRows;
 import arbor.pipelines.rollouts.RolloutWriter;
 import arbor.pipelines.rollouts.Rollouts;
@@ -85,7 +86,7 @@ final class RolloutsBench implements Benchmark {
       String prefix = kind == kinds.getFirst() ? "" : kind.key() + "_";
       f.forEach((k, v) -> figures.put(prefix + k, v));
     }
-    RlmRuntime.closeShared();
+    SharedRuntimes.closeAll();
     return figures;
   }
 
@@ -215,7 +216,7 @@ final class RolloutsBench implements Benchmark {
     if (kind != PolicyKind.DJL) {
       return null;
     }
-    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), null, ApiKeys.NONE);
+    RlmRuntime runtime = SharedRuntimes.of(config, config.rollouts().sandbox(), null, ApiKeys.NONE);
     try (RlmRuntime.Rollout r = runtime.open(PolicyKind.DJL, "bench", 0, Device.cpu())) {
       return r.engineStats().orElseThrow();
     }

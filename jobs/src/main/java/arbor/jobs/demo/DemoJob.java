@@ -21,7 +21,7 @@ import arbor.rlm.Prompts;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.PolicyCall;
-import arbor.rlm.runtime.RlmRuntime;
+import arbor.rlm.runtime.FixedPolicies;
 import org.apache.spark.sql.Encoders;
 import java.util.Optional;
 
@@ -154,7 +154,7 @@ public final class DemoJob implements Job {
     List<String> texts = new ArrayList<>(prompts.systems().values());
     texts.add("<|im_start|>system\n<|im_end|>\n<|im_start|>user\n<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
     texts.add("0123456789 REPL variables: [] no code block found Traceback (most recent call last):");
-    Policy teacher = RlmRuntime.scripted(c);
+    Policy teacher = FixedPolicies.scripted(c);
     List<String> questions = context.warehouse().read(Table.QUERIES)
         .select(arbor.synthesis.Queries.QUESTION).distinct().as(Encoders.STRING()).collectAsList();
     for (int i = 0; i < questions.size(); i++) {

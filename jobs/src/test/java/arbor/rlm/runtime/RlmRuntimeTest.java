@@ -36,14 +36,14 @@ class RlmRuntimeTest {
 
   @AfterAll
   static void close() {
-    RlmRuntime.closeShared();
+    SharedRuntimes.closeAll();
   }
 
   @Test
   void everyTaskOfAJvmGetsTheSameRuntimeForOneConfiguration() {
     ArborConfig c = config();
-    RlmRuntime a = RlmRuntime.shared(c, SandboxMode.IN_PROCESS, null, ApiKeys.NONE);
-    assertSame(a, RlmRuntime.shared(config(), SandboxMode.IN_PROCESS, null, ApiKeys.NONE));
+    RlmRuntime a = SharedRuntimes.of(c, SandboxMode.IN_PROCESS, null, ApiKeys.NONE);
+    assertSame(a, SharedRuntimes.of(config(), SandboxMode.IN_PROCESS, null, ApiKeys.NONE));
     try (RlmRuntime.Rollout r = a.open(PolicyKind.SCRIPTED, "run", 0, Device.cpu())) {
       TreeRunner.TreeResult tree = r.runner().run("t", "Which results?",
           new RlmContext.Single("A Paper\nAbstract\nThe alpha results improve by 3 points."));
@@ -56,7 +56,7 @@ class RlmRuntimeTest {
       @TempDir Path dir) throws Exception {
     TinyModels.write(ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
         TensorDtype.F32, dir);
-    RlmRuntime runtime = RlmRuntime.shared(config("policy.djl.model_dir=" + dir, "policy.djl.sampling.max_new_tokens=4",
+    RlmRuntime runtime = SharedRuntimes.of(config("policy.djl.model_dir=" + dir, "policy.djl.sampling.max_new_tokens=4",
         "rlm.max_turns=1"), SandboxMode.IN_PROCESS, null, ApiKeys.NONE);
     try (RlmRuntime.Rollout one = runtime.open(PolicyKind.DJL, "run-1", 0, Device.cpu());
         RlmRuntime.Rollout other = runtime.open(PolicyKind.DJL, "run-2", 0, Device.cpu())) {

@@ -6,7 +6,6 @@ import ai.djl.Device;
 import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.conf.DjlPolicySettings;
-import arbor.conf.EndpointSettings;
 import arbor.conf.RolloutSettings.SandboxMode;
 import arbor.policy.generate.ChatGenerator;
 import arbor.policy.generate.GenerationEngine;
@@ -18,39 +17,24 @@ import arbor.rlm.Prompts;
 import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.policy.DjlPolicy;
-import arbor.rlm.policy.ExpertPolicy;
-import arbor.rlm.policy.PassageExpert;
-import arbor.rlm.policy.Generation;
-import arbor.rlm.policy.Policy;
 import arbor.conf.PolicyKind;
-import arbor.rlm.policy.ReplayPolicy;
-import arbor.rlm.policy.endpoint.AnthropicEndpoint;
-import arbor.rlm.policy.endpoint.EndpointPolicy;
-import arbor.rlm.policy.endpoint.OpenAiEndpoint;
 import arbor.rlm.sandbox.InProcessSandbox;
 import arbor.rlm.sandbox.Sandbox;
 import arbor.rlm.sandbox.WorkerPool;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * The RLM runtime of one JVM: the one place that builds the sandbox, the prompts, the tree caps
- * and the policies from the configuration, and hands out tree runners over them. On an executor
- * every task shares one runtime ({@link #shared}): one sandbox pool, one model holder per device
- * (so the decode steps of every tree in the JVM batch together in one generation engine), one
- * client per endpoint. It is created on first use and closed when the JVM exits.
+ * and the policies from the configuration ({@link FixedPolicies}; djl policies leased from a
+ * model holder per device), and hands out tree runners over them. On an executor every task
+ * shares one runtime ({@link SharedRuntimes}): one sandbox pool, one model holder per device (so
+ * the decode steps of every tree in the JVM batch together in one generation engine), one client
+ * per endpoint.
  *
  * <pre>{@code
- * RlmRuntime runtime = RlmRuntime.shared(config, SandboxMode.WORKERS, checkpoints, keys);
+ * RlmRuntime runtime = SharedRuntimes.of(config, SandboxMode.WORKERS, checkpoints, keys);
  * try (RlmRuntime.Rollout r = runtime.open(PolicyKind.DJL, runId, version, SparkTaskDevice.current())) {
  *   TreeRunner.TreeResult tree = r.runner().run(treeId, question, context, seed);
  * }
@@ -60,62 +44,28 @@ import java.util.Set;
  */
 public final class RlmRuntime implements AutoCloseable {
 
-  private static final Map<Key, RlmRuntime> SHARED = new HashMap<>();
-  private static boolean hooked;
-
-  private record Key(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints) {}
-
   private final ArborConfig config;
   private final SandboxMode mode;
   private final PolicyVersions versions;
-  private final ApiKeys keys;
   private final Prompts prompts;
   private final RlmLimits limits;
-  private final Map<PolicyKind, Policy> fixed = new EnumMap<>(PolicyKind.class);
+  private final FixedPolicies fixed;
   private final Set<ModelHolder> holders = new LinkedHashSet<>();
   private Sandbox sandbox;
   private boolean closed;
 
-  private RlmRuntime(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints, ApiKeys keys) {
+  RlmRuntime(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints, ApiKeys keys) {
     this.config = config;
     this.mode = mode;
     this.versions = new PolicyVersions(config.policy().djl().modelDir(), checkpoints, config.policy().djl().cache());
-    this.keys = keys;
+    this.fixed = new FixedPolicies(config, keys);
     this.prompts = Prompts.of(config.rlm());
     this.limits = RlmLimits.of(config.rlm(), config.repl());
-  }
-
-  /**
-   * The JVM's runtime for this configuration, created on first use and closed at JVM exit.
-   * {@code checkpoints} serves policy versions above 0 (null: only the base model); {@code keys}
-   * are the endpoints' API keys, read by the job.
-   */
-  public static RlmRuntime shared(ArborConfig config, SandboxMode mode, CheckpointSource checkpoints,
-      ApiKeys keys) {
-    synchronized (SHARED) {
-      if (!hooked) {
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("arbor-runtime-close")
-            .unstarted(RlmRuntime::closeShared));
-        hooked = true;
-      }
-      return SHARED.computeIfAbsent(new Key(config, mode, checkpoints),
-          k -> new RlmRuntime(config, mode, checkpoints, keys));
-    }
   }
 
   /** A runtime the caller owns and closes (a job that runs trees in its own JVM). */
   public static RlmRuntime create(ArborConfig config, SandboxMode mode, ApiKeys keys) {
     return new RlmRuntime(config, mode, null, keys);
-  }
-
-  /** Closes every shared runtime (the JVM's shutdown hook; tests that want a fresh start). */
-  public static void closeShared() {
-    List<RlmRuntime> all;
-    synchronized (SHARED) {
-      all = new ArrayList<>(SHARED.values());
-      SHARED.clear();
-    }
-    all.forEach(RlmRuntime::close);
   }
 
   /**
@@ -131,7 +81,7 @@ public final class RlmRuntime implements AutoCloseable {
   public Rollout open(PolicyKind kind, String runId, long version, Device device, TreeRunner.TreeListener listener) {
     Sandbox box = sandbox();
     if (kind != PolicyKind.DJL) {
-      return new Rollout(kind, version, new TreeRunner(box, fixed(kind), prompts, limits, listener), null);
+      return new Rollout(kind, version, new TreeRunner(box, fixed.get(kind), prompts, limits, listener), null);
     }
     ModelHolder.Lease lease = holder(device).acquire(versions.keyOf(runId, version));
     try {
@@ -196,46 +146,6 @@ public final class RlmRuntime implements AutoCloseable {
     return sandbox;
   }
 
-  private synchronized Policy fixed(PolicyKind kind) {
-    Policy p = fixed.get(kind);
-    if (p == null) {
-      p = switch (kind) {
-        case SCRIPTED -> scripted(config);
-        case REPLAY -> replay();
-        case OPENAI -> endpoint(config.policy().openai(), true);
-        case ANTHROPIC -> endpoint(config.policy().anthropic(), false);
-        case DJL -> throw new IllegalArgumentException("djl is leased by version, not fixed");
-      };
-      fixed.put(kind, p);
-    }
-    return p;
-  }
-
-  /** The scripted expert of {@code policy.scripted.program}. */
-  public static Policy scripted(ArborConfig config) {
-    return config.policy().scripted().passages()
-        ? new PassageExpert(new PassageExpert.Settings(config.rlm().maxChildren(), config.rlm().bindQuestion(),
-            ExpertPolicy.Settings.defaults().seed()))
-        : new ExpertPolicy(ExpertPolicy.Settings.defaults());
-  }
-
-  private Policy replay() {
-    String file = config.policy().replay().file();
-    if (file.isBlank()) {
-      throw new IllegalArgumentException("the replay policy needs policy.replay.file (or --replay FILE)");
-    }
-    try {
-      return ReplayPolicy.fromFile(Path.of(file));
-    } catch (IOException e) {
-      throw new UncheckedIOException("replay policy: cannot read " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private Policy endpoint(EndpointSettings s, boolean openai) {
-    Generation.Sampling sampling = new Generation.Sampling(s.temperature(), 1.0, 0);
-    return new EndpointPolicy(openai ? OpenAiEndpoint.create(s, keys.byVariable()) : AnthropicEndpoint.create(s, keys.byVariable()), sampling);
-  }
-
   private synchronized ModelHolder holder(Device device) {
     if (closed) {
       throw new IllegalStateException("the RLM runtime is closed");
@@ -256,21 +166,11 @@ public final class RlmRuntime implements AutoCloseable {
       return;
     }
     closed = true;
-    for (Policy p : fixed.values()) {
-      if (p instanceof AutoCloseable c) {
-        try {
-          c.close();
-        } catch (Exception ignored) {
-          // Closing an endpoint's connection pool at exit: nothing left to do about a failure.
-        }
-      }
-    }
+    fixed.close();
     holders.forEach(ModelHolder::close);
     if (sandbox != null) {
       sandbox.close();
     }
-    synchronized (SHARED) {
-      SHARED.values().remove(this);
-    }
+    SharedRuntimes.forget(this);
   }
 }

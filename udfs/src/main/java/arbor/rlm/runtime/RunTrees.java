@@ -72,7 +72,7 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
         + task.stageId() + "." + task.stageAttemptNumber() + " (TID " + task.taskAttemptId() + ")";
     LOG.info("rollouts: {} runs {} trees {}", attemptName, in.size(),
         in.stream().map(r -> r.getAs(QUERY_ID) + "#" + r.getAs(SAMPLE)).toList());
-    RlmRuntime runtime = RlmRuntime.shared(config, config.rollouts().sandbox(), checkpoints, keys);
+    RlmRuntime runtime = SharedRuntimes.of(config, config.rollouts().sandbox(), checkpoints, keys);
     Row first = in.getFirst();
     RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(TreeRows.POLICY_RUN),
         first.<Long>getAs(POLICY_VERSION), SparkTaskDevice.current());
