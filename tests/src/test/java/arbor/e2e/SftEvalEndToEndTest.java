@@ -14,6 +14,7 @@ import arbor.pipelines.sft.TeacherTraces;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
 import arbor.tables.Metrics;
+import arbor.tables.TeacherRun;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import java.nio.file.Files;
@@ -136,6 +137,49 @@ class SftEvalEndToEndTest {
       assertEquals("djl", r.getAs(Eval.POLICY));
       assertEquals(0L, r.<Long>getAs(Cols.STEP));
     }
+  }
+
+  /**
+   * Teacher traces are made once: a second sft with the same data and teacher reuses the first
+   * one's trees; rewriting a teacher run for other settings forgets its old key, so the first
+   * settings run the teacher again rather than learn from traces made for the second.
+   */
+  @Test
+  void aSecondSftReusesTheTeachersTracesUntilTheyAreRewrittenForAnotherTeacher() throws Exception {
+    Warehouse w = new Warehouse(TestEnv.spark(), warehouse);
+    TestEnv.Run first = TestEnv.run(args("sft", "--run", "ra", "--fresh-teacher"));
+    assertEquals(0, first.code(), first.out() + first.err());
+    assertTrue(first.out().contains("teacher scripted on 2 sft queries x 1 samples (run ra-sft-teacher)"), first.out());
+
+    TestEnv.Run second = TestEnv.run(args("sft", "--run", "rb"));
+    assertEquals(0, second.code(), second.out() + second.err());
+    assertTrue(second.out().contains("reusing the 2 teacher trees of run ra-sft-teacher"), second.out());
+    assertEquals(0, w.read(Table.ROLLOUT_NODES).where(col(Cols.RUN_ID).equalTo("rb-sft-teacher")).count());
+    assertEquals(kept(first.out()), kept(second.out()));
+    CheckpointStore store = new CheckpointStore(TestEnv.spark(), w, ConfigLoader.load(List.of(), List.of()).checkpoints());
+    assertEquals(0L, store.latest("rb").orElseThrow());
+
+    // ra's teacher run again, for another REPL setting: its traces now belong to that key only.
+    TestEnv.Run other = TestEnv.run(args("sft", "--run", "ra", "--set", "repl.max_output_chars=301"));
+    assertEquals(0, other.code(), other.out() + other.err());
+    assertTrue(other.out().contains("(run ra-sft-teacher)"), other.out());
+    TestEnv.Run third = TestEnv.run(args("sft", "--run", "rc"));
+    assertEquals(0, third.code(), third.out() + third.err());
+    assertTrue(third.out().contains("teacher scripted on 2 sft queries x 1 samples (run rc-sft-teacher)"), third.out());
+    Map<String, TeacherRun> entries = new HashMap<>();
+    for (Row r : w.read(Table.TEACHER_RUNS).where(col(TeacherRun.TEACHER_RUN).isin("ra-sft-teacher", "rc-sft-teacher"))
+        .collectAsList()) {
+      entries.put(r.getAs(TeacherRun.TEACHER_RUN), TeacherRun.of(r));
+    }
+    assertEquals(java.util.Set.of("ra-sft-teacher", "rc-sft-teacher"), entries.keySet());
+    assertTrue(entries.get("ra-sft-teacher").settings().contains("maxOutputChars=301"), entries.toString());
+    assertEquals(2, entries.get("rc-sft-teacher").trees());
+  }
+
+  private static String kept(String out) {
+    Matcher m = Pattern.compile("kept \\d+ of \\d+ teacher trees").matcher(out);
+    assertTrue(m.find(), out);
+    return m.group();
   }
 
   @Test

@@ -28,11 +28,15 @@ import arbor.progress.Tally;
 import arbor.policy.model.ChatMessage;
 import arbor.conf.PolicyKind;
 import arbor.pipelines.rollouts.Rollouts;
+import arbor.pipelines.sft.TeacherKey;
+import arbor.pipelines.sft.TeacherRuns;
 import arbor.pipelines.sft.TeacherTraces;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
+import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
+import arbor.tables.TeacherRun;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -44,6 +48,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -54,7 +59,9 @@ import org.apache.spark.sql.RowFactory;
  * runs the active {@code sft} split in the training harness (run id {@code RUN-sft-teacher},
  * step 0), its roots are judged, the clean trees are kept ({@link TeacherTraces}), every kept
  * turn (children's too) is rendered in the student's chat format and learned by cross-entropy
- * ({@link SftUpdate}); the student's weights become the run's step-0 checkpoint.
+ * ({@link SftUpdate}); the student's weights become the run's step-0 checkpoint. Traces are made
+ * once: a later sft whose data and teacher give the same {@link TeacherKey} reuses the trees and
+ * rewards of the run that made them ({@link TeacherRuns}) unless {@code --fresh-teacher}.
  */
 public final class SftJob implements Job {
 
@@ -68,15 +75,17 @@ public final class SftJob implements Job {
   @Override
   public String usage() {
     return """
-        usage: arbor sft --run RUN [--teacher scripted|openai|anthropic]
-          --run       the training run whose step-0 checkpoint this writes
-          --teacher   who writes the traces (default scripted: the expert, no network);
-                      the student is policy.djl.model_dir, settings under sft.*""";
+        usage: arbor sft --run RUN [--teacher scripted|openai|anthropic] [--fresh-teacher]
+          --run            the training run whose step-0 checkpoint this writes
+          --teacher        who writes the traces (default scripted: the expert, no network);
+                           the student is policy.djl.model_dir, settings under sft.*
+          --fresh-teacher  run the teacher even when the warehouse holds its traces for the
+                           same sft data and teacher settings (table teacher_runs)""";
   }
 
   @Override
   public int run(JobContext context) throws Exception {
-    Args args = Args.parse("sft", context.args(), Set.of(), Set.of("run", "teacher"));
+    Args args = Args.parse("sft", context.args(), Set.of("fresh-teacher"), Set.of("run", "teacher"));
     String run = args.value("run").orElseThrow(() -> new UsageError("sft: give the run: --run RUN"));
     PolicyKind teacher = teacher(args.value("teacher").orElse("scripted"));
     ArborConfig base = context.config();
@@ -94,19 +103,32 @@ public final class SftJob implements Job {
       throw new IllegalArgumentException("sft: no active query in split 'sft' of " + w.path(Table.QUERIES)
           + "; run synthesize (synthesis.splits.sft > 0)");
     }
-    String teacherRun = run + "-sft-teacher";
-    var out = context.out();
-    out.printf(Locale.ROOT, "sft: teacher %s on %d sft queries x %d samples (run %s)%n", teacher.key(), n,
-        sft.samples(), teacherRun);
     Dataset<Row> groups = w.read(Table.PAPER_GROUPS);
     Dataset<Row> papers = w.read(Table.PAPERS);
+    var out = context.out();
     ApiKeys keys = context.apiKeys();
-    Rollouts rollouts = new Rollouts(config).withKeys(keys).withProgress("sft teacher rollouts", out::println);
-    rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(teacherRun, 0, 0)));
+    TeacherKey key = TeacherKey.of(config, teacher, queries, groups, papers);
+    TeacherRuns made = new TeacherRuns(context.spark(), w);
+    Optional<TeacherRun> earlier = args.flag("fresh-teacher") ? Optional.empty() : made.find(key.hash());
+    String teacherRun = earlier.map(TeacherRun::teacherRun).orElse(run + "-sft-teacher");
+    if (earlier.isPresent()) {
+      out.printf(Locale.ROOT, "sft: reusing the %d teacher trees of run %s, made %s for the same sft data and teacher"
+          + " (key %s); --fresh-teacher runs the teacher again%n", earlier.get().trees(), teacherRun,
+          earlier.get().at(), key.hash().substring(0, 12));
+    } else {
+      out.printf(Locale.ROOT, "sft: teacher %s on %d sft queries x %d samples (run %s)%n", teacher.key(), n,
+          sft.samples(), teacherRun);
+      made.forget(teacherRun);
+      Rollouts rollouts = new Rollouts(config).withKeys(keys).withProgress("sft teacher rollouts", out::println);
+      rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(teacherRun, 0, 0)));
+      w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), keys.byVariable()))
+          .transform(stepRows(w, Table.ROLLOUT_NODES, teacherRun), References.of(queries, groups, papers)));
+      long trees = stepRows(w, Table.ROLLOUT_NODES, teacherRun).where(col(RolloutNodes.PARENT_ID).isNull()).count();
+      made.record(new TeacherRun(key.hash(), teacherRun, key.dataset(), key.settings(), trees,
+          new Timestamp(System.currentTimeMillis())));
+    }
     Dataset<Row> nodes = stepRows(w, Table.ROLLOUT_NODES, teacherRun).cache();
     Dataset<Row> turns = stepRows(w, Table.ROLLOUT_TURNS, teacherRun);
-    w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), keys.byVariable()))
-        .transform(nodes, References.of(queries, groups, papers)));
     Dataset<Row> rewards = stepRows(w, Table.REWARDS, teacherRun);
     TeacherTraces traces = new TeacherTraces();
     Dataset<Row> verdicts = traces.verdicts(nodes, turns, rewards).cache();

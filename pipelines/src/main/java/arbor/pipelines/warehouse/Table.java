@@ -16,6 +16,7 @@ public enum Table {
   ROLLOUT_TURNS("rollout_turns", "run_id", "step", "node_id", "turn"),
   REWARDS("rewards", "run_id", "step", "node_id"),
   SAMPLES("samples", "run_id", "step", "node_id", "turn"),
+  TEACHER_RUNS("teacher_runs", "trace_key"),
   CHECKPOINTS("checkpoints", "run_id", "step", "tensor", "chunk"),
   METRICS("metrics", "run_id", "step", "name"),
   EVAL("eval", "run_id", "step", "policy", "split", "query_id", "sample");
@@ -35,6 +36,7 @@ public enum Table {
       case PAPER_EMBEDDINGS, PAPER_GROUPS, QUERIES, SYNTHESIS_ERRORS -> "bin/arbor synthesize (after ingest)";
       case REFRESH_RUNS -> "bin/arbor refresh";
       case ROLLOUT_NODES, ROLLOUT_TURNS, REWARDS, SAMPLES, METRICS, CHECKPOINTS -> "bin/arbor train (or sft)";
+      case TEACHER_RUNS -> "bin/arbor sft";
       case EVAL -> "bin/arbor eval";
     };
   }
