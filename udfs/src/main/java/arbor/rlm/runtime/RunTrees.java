@@ -1,20 +1,15 @@
 package arbor.rlm.runtime;
 
-import static arbor.tables.Cols.*;
-
 import arbor.conf.ApiKeys;
 import arbor.conf.ArborConfig;
 import arbor.policy.holder.CheckpointSource;
 import arbor.policy.holder.SparkTaskDevice;
-import arbor.rlm.RlmContext;
 import arbor.rlm.TreeRunner;
 import arbor.rlm.TreeSeed;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.spark.TaskContext;
@@ -61,8 +56,8 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     if (!tasks.hasNext()) {
       return java.util.Collections.emptyIterator();
     }
-    List<Row> in = new ArrayList<>();
-    tasks.forEachRemaining(in::add);
+    List<TreeTask> in = new ArrayList<>();
+    tasks.forEachRemaining(row -> in.add(TreeTask.of(row)));
     TaskContext task = TaskContext.get();
     int partition = task == null ? 0 : task.partitionId();
     int attempt = task == null ? 0 : task.attemptNumber();
@@ -71,17 +66,16 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     String attemptName = task == null ? "outside Spark" : "task " + partition + "." + attempt + " in stage "
         + task.stageId() + "." + task.stageAttemptNumber() + " (TID " + task.taskAttemptId() + ")";
     LOG.info("rollouts: {} runs {} trees {}", attemptName, in.size(),
-        in.stream().map(r -> r.getAs(QUERY_ID) + "#" + r.getAs(SAMPLE)).toList());
+        in.stream().map(TreeTask::name).toList());
     RlmRuntime runtime = SharedRuntimes.of(config, config.rollouts().sandbox(), checkpoints, keys);
-    Row first = in.getFirst();
-    RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.getAs(TreeRows.POLICY_RUN),
-        first.<Long>getAs(POLICY_VERSION), SparkTaskDevice.current());
+    TreeTask first = in.getFirst();
+    RlmRuntime.Rollout rollout = runtime.open(config.rollouts().policy(), first.policyRun(), first.policyVersion(),
+        SparkTaskDevice.current());
     List<CompletableFuture<Row>> trees = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
-    for (Row r : in) {
+    for (TreeTask t : in) {
       CompletableFuture<Row> f = new CompletableFuture<>();
-      threads.add(Thread.ofVirtual().name("rollout-" + r.getAs(QUERY_ID) + "#" + r.getAs(SAMPLE))
-          .start(() -> f.complete(run(rollout, r))));
+      threads.add(Thread.ofVirtual().name("rollout-" + t.name()).start(() -> f.complete(run(rollout, t))));
       trees.add(f);
     }
     // The lease on the model is released when the last tree has ended.
@@ -116,38 +110,16 @@ public final class RunTrees implements MapPartitionsFunction<Row, Row> {
     };
   }
 
-  private Row run(RlmRuntime.Rollout rollout, Row task) {
-    String runId = task.getAs(RUN_ID);
-    long step = task.getAs(STEP);
-    String queryId = task.getAs(QUERY_ID);
-    int sample = task.getAs(SAMPLE);
-    String question = task.getAs(TreeRows.QUESTION);
-    TreeRows.TreeKey key = new TreeRows.TreeKey(runId, step, queryId, sample, rollout.kind(), rollout.version());
+  private Row run(RlmRuntime.Rollout rollout, TreeTask task) {
+    TreeRows.TreeKey key = new TreeRows.TreeKey(task.runId(), task.step(), task.queryId(), task.sample(), rollout.kind(),
+        rollout.version());
     long t0 = System.nanoTime();
     try {
-      TreeRunner.TreeResult tree = rollout.runner().run(TreeRows.treeId(queryId, sample), question,
-          context(task), TreeSeed.of(task.getAs(TreeRows.SEED_RUN), task.<Long>getAs(TreeRows.SEED_STEP), queryId, sample));
+      TreeRunner.TreeResult tree = rollout.runner().run(TreeRows.treeId(task.queryId(), task.sample()), task.question(),
+          task.context(), TreeSeed.of(task.seedRun(), task.seedStep(), task.queryId(), task.sample()));
       return TreeRows.tree(key, tree.nodes(), tree.latencyMillis());
     } catch (RuntimeException | LinkageError e) {
-      return TreeRows.failed(key, question, e, (System.nanoTime() - t0) / 1_000_000);
+      return TreeRows.failed(key, task.question(), e, (System.nanoTime() - t0) / 1_000_000);
     }
-  }
-
-  /** The query's papers as the tree's context: a dict of paper id -> noisy text, or one paper's text alone. */
-  static RlmContext context(Row task) {
-    List<String> ids = task.getList(task.fieldIndex(TreeRows.PAPER_IDS));
-    List<String> texts = task.getList(task.fieldIndex(TreeRows.PAPER_TEXTS));
-    if (ids.size() != texts.size() || ids.isEmpty()) {
-      throw new IllegalArgumentException("query " + task.getAs(QUERY_ID) + " has " + ids.size() + " paper ids and "
-          + texts.size() + " texts; a query needs its group's papers");
-    }
-    if (ids.size() == 1) {
-      return new RlmContext.Single(texts.getFirst());
-    }
-    Map<String, String> papers = new LinkedHashMap<>();
-    for (int i = 0; i < ids.size(); i++) {
-      papers.put(ids.get(i), texts.get(i));
-    }
-    return new RlmContext.Papers(papers);
   }
 }
