@@ -114,7 +114,7 @@ public final class PassageExpert implements Policy {
         passages.append(cur.strip())
         import math
         asked = question.split('"')
-        words = {w.strip("?,.()") for w in (asked[0] + asked[-1]).lower().split() if len(w) > 3}
+        words = {w.strip("?,.()") for w in (asked[0] + asked[-1]).lower().split() if len(w) > 3} - set("what which does they their used were that this with from have there other paper authors".split())
         low = [p.lower() for p in passages]
         avg = 1 + sum(map(len, low)) / len(low)
         idf = {w: math.log(1 + len(low) / (1 + sum(w in t for t in low))) for w in words}

@@ -147,6 +147,29 @@ class PassageExpertTest {
     }
   }
 
+  /**
+   * A question's frame ("what do they use", "in this paper") says nothing about where the answer
+   * is; a paragraph that happens to repeat those words must not outrank the one holding the
+   * question's own word.
+   */
+  @Test
+  void theQuestionsFrameWordsDoNotRankThePassages() throws Exception {
+    String text = paper("A Study of Parsing", "Our parser is trained on the Penn Treebank, sections 2 to 21.", 4)
+        + "What they used in this paper, and what they used there, is what other authors have used with\n"
+        + "this paper too: what they used is what this paper used, as other papers have done with theirs.\n"
+        + "That is all.\n";
+    String question = "What treebank do they use in this paper?";
+    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
+      for (int g = 0; g < 4; g++) {
+        TreeRunner.TreeResult tree = runner(sandbox, true).run("f" + g, question, new RlmContext.Single(text),
+            TreeSeed.of("run", 1, "q", g));
+        assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
+        List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
+        assertTrue(spans.get(0).contains("Penn Treebank"), "the treebank passage ranks first: " + spans);
+      }
+    }
+  }
+
   @Test
   void thereIsNoThirdTurn() {
     PassageExpert expert = new PassageExpert(new PassageExpert.Settings(4, true, 17));
