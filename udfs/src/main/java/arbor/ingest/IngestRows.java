@@ -1,5 +1,6 @@
 package arbor.ingest;
 
+import arbor.tables.Papers;
 import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -30,17 +31,17 @@ public final class IngestRows {
       .add("companion", DataTypes.StringType, true);
 
   public static final StructType PAPER_STRUCT = new StructType()
-      .add("paper_id", DataTypes.StringType, false)
-      .add("title", DataTypes.StringType, false)
-      .add("abstract", DataTypes.StringType, false)
-      .add("source", DataTypes.StringType, false)
-      .add("path", DataTypes.StringType, false)
-      .add("clean_paragraphs", STRINGS, false)
-      .add("sections", STRINGS, false)
-      .add("noisy_text", DataTypes.StringType, false)
-      .add("noisy_source", DataTypes.StringType, false)
-      .add("score", DataTypes.DoubleType, false)
-      .add("content_hash", DataTypes.StringType, false);
+      .add(Papers.PAPER_ID, DataTypes.StringType, false)
+      .add(Papers.TITLE, DataTypes.StringType, false)
+      .add(Papers.ABSTRACT, DataTypes.StringType, false)
+      .add(Papers.SOURCE, DataTypes.StringType, false)
+      .add(Papers.PATH, DataTypes.StringType, false)
+      .add(Papers.CLEAN_PARAGRAPHS, STRINGS, false)
+      .add(Papers.SECTIONS, STRINGS, false)
+      .add(Papers.NOISY_TEXT, DataTypes.StringType, false)
+      .add(Papers.NOISY_SOURCE, DataTypes.StringType, false)
+      .add(Papers.SCORE, DataTypes.DoubleType, false)
+      .add(Papers.CONTENT_HASH, DataTypes.StringType, false);
 
   public static final StructType QUESTION_STRUCT = new StructType()
       .add("paper_id", DataTypes.StringType, false)

@@ -1,5 +1,6 @@
 package arbor.synthesis;
 
+import arbor.tables.Papers;
 import arbor.conf.EmbeddingSettings;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -50,12 +51,12 @@ public final class EmbedPapers implements MapPartitionsFunction<Row, Row> {
         List<Row> in = new ArrayList<>(BATCH);
         while (in.size() < BATCH && papers.hasNext()) in.add(papers.next());
         List<float[]> vectors = embedder.embed(in.stream()
-            .map(r -> text(r.getAs("title"), r.getAs("abstract"), settings.maxChars())).toList());
+            .map(r -> text(r.getAs(Papers.TITLE), r.getAs(Papers.ABSTRACT), settings.maxChars())).toList());
         Timestamp now = new Timestamp(System.currentTimeMillis());
         List<Row> out = new ArrayList<>(in.size());
         for (int i = 0; i < in.size(); i++) {
           Row r = in.get(i);
-          out.add(RowFactory.create(r.getAs("paper_id"), embedder.name(), r.getAs("content_hash"), SynthesisRows.floats(vectors.get(i)), now));
+          out.add(RowFactory.create(r.getAs(Papers.PAPER_ID), embedder.name(), r.getAs(Papers.CONTENT_HASH), SynthesisRows.floats(vectors.get(i)), now));
         }
         return out.iterator();
       }

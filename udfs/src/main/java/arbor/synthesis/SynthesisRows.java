@@ -1,5 +1,6 @@
 package arbor.synthesis;
 
+import arbor.tables.Papers;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Row;
@@ -25,21 +26,21 @@ public final class SynthesisRows {
 
   /** What {@link EmbedPapers} reads. */
   public static final StructType TO_EMBED = new StructType()
-      .add("paper_id", DataTypes.StringType, false)
-      .add("content_hash", DataTypes.StringType, false)
-      .add("title", DataTypes.StringType, false)
-      .add("abstract", DataTypes.StringType, true);
+      .add(Papers.PAPER_ID, DataTypes.StringType, false)
+      .add(Papers.CONTENT_HASH, DataTypes.StringType, false)
+      .add(Papers.TITLE, DataTypes.StringType, false)
+      .add(Papers.ABSTRACT, DataTypes.StringType, true);
 
   /** The rows of {@code paper_embeddings}. */
   public static final StructType EMBEDDING = new StructType()
-      .add("paper_id", DataTypes.StringType, false)
+      .add(Papers.PAPER_ID, DataTypes.StringType, false)
       .add("model", DataTypes.StringType, false)
-      .add("content_hash", DataTypes.StringType, false)
+      .add(Papers.CONTENT_HASH, DataTypes.StringType, false)
       .add("embedding", DataTypes.createArrayType(DataTypes.FloatType, false), false)
       .add("embedded_at", DataTypes.TimestampType, false);
 
   public static final StructType EVIDENCE = new StructType()
-      .add("paper_id", DataTypes.StringType, false)
+      .add(Papers.PAPER_ID, DataTypes.StringType, false)
       .add("text", DataTypes.StringType, false);
 
   public static final StructType SOURCE_QUESTION = new StructType()
@@ -48,13 +49,13 @@ public final class SynthesisRows {
       .add("evidence", DataTypes.createArrayType(STRINGS, false), false);
 
   public static final StructType MEMBER = new StructType()
-      .add("paper_id", DataTypes.StringType, false)
-      .add("title", DataTypes.StringType, false)
-      .add("abstract", DataTypes.StringType, true)
-      .add("clean_paragraphs", STRINGS, false)
-      .add("sections", STRINGS, false)
-      .add("noisy_text", DataTypes.StringType, false)
-      .add("score", DataTypes.DoubleType, false)
+      .add(Papers.PAPER_ID, DataTypes.StringType, false)
+      .add(Papers.TITLE, DataTypes.StringType, false)
+      .add(Papers.ABSTRACT, DataTypes.StringType, true)
+      .add(Papers.CLEAN_PARAGRAPHS, STRINGS, false)
+      .add(Papers.SECTIONS, STRINGS, false)
+      .add(Papers.NOISY_TEXT, DataTypes.StringType, false)
+      .add(Papers.SCORE, DataTypes.DoubleType, false)
       .add("questions", DataTypes.createArrayType(SOURCE_QUESTION, false), false);
 
   /** What {@link GenerateQueries} reads: a group with its papers in group order. */
@@ -86,10 +87,10 @@ public final class SynthesisRows {
         }
         questions.add(new GroupContext.SourceQuestion(q.getAs("question_id"), q.getAs("question"), evidence));
       }
-      String abs = m.getAs("abstract");
-      members.add(new GroupContext.Member(m.getAs("paper_id"), m.getAs("title"), abs == null ? "" : abs,
-          m.getList(m.fieldIndex("clean_paragraphs")), m.getList(m.fieldIndex("sections")), m.getAs("noisy_text"),
-          m.getAs("score"), questions));
+      String abs = m.getAs(Papers.ABSTRACT);
+      members.add(new GroupContext.Member(m.getAs(Papers.PAPER_ID), m.getAs(Papers.TITLE), abs == null ? "" : abs,
+          m.getList(m.fieldIndex(Papers.CLEAN_PARAGRAPHS)), m.getList(m.fieldIndex(Papers.SECTIONS)), m.getAs(Papers.NOISY_TEXT),
+          m.getAs(Papers.SCORE), questions));
     }
     return new GroupContext(r.getAs("group_id"), r.getAs("seed_paper_id"), members);
   }

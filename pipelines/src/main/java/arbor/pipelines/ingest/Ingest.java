@@ -1,5 +1,6 @@
 package arbor.pipelines.ingest;
 
+import arbor.tables.Papers;
 import arbor.ingest.DistinctFiles;
 import arbor.ingest.IngestRows;
 import arbor.ingest.ParseFiles;
@@ -56,15 +57,15 @@ public final class Ingest {
    * two files) keeps one.
    */
   public static Output split(Dataset<Row> parsed) {
-    WindowSpec byPaper = Window.partitionBy("paper_id").orderBy("path");
+    WindowSpec byPaper = Window.partitionBy(Papers.PAPER_ID).orderBy("path");
     Dataset<Row> ranked = parsed.filter(col("kind").equalTo(IngestRows.PAPER)).select("paper.*")
         .withColumn("_rank", row_number().over(byPaper))
         .withColumn("_first", first("path").over(byPaper));
     Dataset<Row> papers = ranked.filter(col("_rank").equalTo(1)).drop("_rank", "_first")
-        .withColumn("ingested_at", current_timestamp());
+        .withColumn(Papers.INGESTED_AT, current_timestamp());
     Dataset<Row> duplicates = ranked.filter(col("_rank").gt(1)).select(
         col("source"), col("path"),
-        concat(lit("duplicate paper_id '"), col("paper_id"), lit("': already read from "), col("_first")).as("reason"));
+        concat(lit("duplicate paper_id '"), col(Papers.PAPER_ID), lit("': already read from "), col("_first")).as("reason"));
     Dataset<Row> questions = parsed.filter(col("kind").equalTo(IngestRows.QUESTION)).select("question.*")
         .dropDuplicates("question_id");
     Dataset<Row> errors = parsed.filter(col("kind").equalTo(IngestRows.ERROR)).select("error.*")

@@ -1,5 +1,6 @@
 package arbor.pipelines.judge;
 
+import arbor.tables.Papers;
 import arbor.judge.JudgeRoots;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.collect_list;
@@ -25,11 +26,11 @@ public final class References {
    * @param papers paper_id, noisy_text
    */
   public static Dataset<Row> of(Dataset<Row> queries, Dataset<Row> groups, Dataset<Row> papers) {
-    Dataset<Row> members = groups.select(col("group_id"), posexplode(col("paper_ids")).as(new String[] {"pos", "paper_id"}))
-        .join(papers.select(col("paper_id"), col(JudgeRoots.NOISY_TEXT)), "paper_id");
+    Dataset<Row> members = groups.select(col("group_id"), posexplode(col("paper_ids")).as(new String[] {"pos", Papers.PAPER_ID}))
+        .join(papers.select(col(Papers.PAPER_ID), col(JudgeRoots.NOISY_TEXT)), Papers.PAPER_ID);
     Dataset<Row> groupPapers = members.groupBy("group_id")
-        .agg(sort_array(collect_list(struct(col("pos"), col("paper_id"), col(JudgeRoots.NOISY_TEXT)))).as("ranked"))
-        .select(col("group_id"), col("ranked").getField("paper_id").as("ids"), col("ranked").getField(JudgeRoots.NOISY_TEXT).as("texts"));
+        .agg(sort_array(collect_list(struct(col("pos"), col(Papers.PAPER_ID), col(JudgeRoots.NOISY_TEXT)))).as("ranked"))
+        .select(col("group_id"), col("ranked").getField(Papers.PAPER_ID).as("ids"), col("ranked").getField(JudgeRoots.NOISY_TEXT).as("texts"));
     return queries.select(col(Cols.QUERY_ID), col("group_id"), col(JudgeRoots.QUESTION), col(JudgeRoots.EVIDENCE))
         .join(groupPapers, "group_id")
         .select(col(Cols.QUERY_ID), col(JudgeRoots.QUESTION), col(JudgeRoots.EVIDENCE),

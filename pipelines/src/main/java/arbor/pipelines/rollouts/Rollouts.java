@@ -16,6 +16,7 @@ import arbor.pipelines.progress.TaskCount;
 import arbor.progress.Progress;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rlm.runtime.TreeRows;
+import arbor.tables.Papers;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import arbor.pipelines.warehouse.Warehouse;
@@ -49,8 +50,8 @@ public final class Rollouts {
   /** The columns the stage reads from {@code queries}, {@code paper_groups} and {@code papers}. */
   public static final String GROUP_ID = "group_id";
   public static final String GROUP_PAPER_IDS = "paper_ids";
-  public static final String PAPER_ID = "paper_id";
-  public static final String NOISY_TEXT = "noisy_text";
+  public static final String PAPER_ID = Papers.PAPER_ID;
+  public static final String NOISY_TEXT = Papers.NOISY_TEXT;
 
   /**
    * Which trees a step runs: they are written under ({@code runId}, {@code step}), rolled out by

@@ -1,5 +1,6 @@
 package arbor.pipelines.synthesis;
 
+import arbor.tables.Papers;
 import arbor.synthesis.EmbedPapers;
 import arbor.synthesis.Embedder;
 import arbor.synthesis.SynthesisRows;
@@ -27,10 +28,10 @@ public final class Embed {
 
   /** The papers (of {@code papers}) that need a vector: new, changed since embedded, or never embedded with this model. */
   public Dataset<Row> missing(Dataset<Row> papers, Dataset<Row> embeddings) {
-    Dataset<Row> current = embeddings.filter(col("model").equalTo(model())).select("paper_id", "content_hash");
-    return papers.select("paper_id", "content_hash", "title", "abstract")
-        .join(current, papers.col("paper_id").equalTo(current.col("paper_id"))
-            .and(papers.col("content_hash").equalTo(current.col("content_hash"))), "left_anti");
+    Dataset<Row> current = embeddings.filter(col("model").equalTo(model())).select(Papers.PAPER_ID, Papers.CONTENT_HASH);
+    return papers.select(Papers.PAPER_ID, Papers.CONTENT_HASH, Papers.TITLE, Papers.ABSTRACT)
+        .join(current, papers.col(Papers.PAPER_ID).equalTo(current.col(Papers.PAPER_ID))
+            .and(papers.col(Papers.CONTENT_HASH).equalTo(current.col(Papers.CONTENT_HASH))), "left_anti");
   }
 
   public Dataset<Row> transform(Dataset<Row> toEmbed) {
@@ -38,7 +39,7 @@ public final class Embed {
     // At least one task per core, so a small corpus does not embed on one core alone.
     long byTask = (n + settings.papersPerTask() - 1) / settings.papersPerTask();
     int partitions = (int) Math.max(1, Math.min(n, Math.max(byTask, toEmbed.sparkSession().sparkContext().defaultParallelism())));
-    return toEmbed.select("paper_id", "content_hash", "title", "abstract").repartition(partitions)
+    return toEmbed.select(Papers.PAPER_ID, Papers.CONTENT_HASH, Papers.TITLE, Papers.ABSTRACT).repartition(partitions)
         .mapPartitions(new EmbedPapers(settings), Encoders.row(SynthesisRows.EMBEDDING));
   }
 }

@@ -1,5 +1,6 @@
 package arbor.pipelines.synthesis;
 
+import arbor.tables.Papers;
 import arbor.synthesis.Queries;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
@@ -27,7 +28,7 @@ public final class EvidenceParagraphs {
    * @return the same rows, {@code evidence} holding each text's paragraph (in the same order)
    */
   public static Dataset<Row> widen(Dataset<Row> queries, Dataset<Row> papers) {
-    Dataset<Row> paragraphs = papers.select(col("paper_id").as("holder_id"), col("clean_paragraphs"));
+    Dataset<Row> paragraphs = papers.select(col(Papers.PAPER_ID).as("holder_id"), col(Papers.CLEAN_PARAGRAPHS));
     Dataset<Row> widened = queries.select(col(Queries.QUERY_ID), posexplode(col(Queries.EVIDENCE)).as(new String[] {"pos", "e"}))
         .join(paragraphs, col("e.paper_id").equalTo(col("holder_id")), "left")
         .select(col(Queries.QUERY_ID), struct(col("pos"), struct(col("e.paper_id").as("paper_id"),

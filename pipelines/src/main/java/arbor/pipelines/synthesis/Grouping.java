@@ -1,5 +1,6 @@
 package arbor.pipelines.synthesis;
 
+import arbor.tables.Papers;
 import static org.apache.spark.sql.functions.*;
 
 import arbor.conf.GroupSettings;
@@ -55,15 +56,15 @@ public final class Grouping {
 
   /** The same groups from comparing every seed with every paper: the benchmark's baseline. */
   public Dataset<Row> exact(Dataset<Row> papers, Dataset<Row> seeds) {
-    Dataset<Row> pairs = seeds.select(col("paper_id").as("seed_id"))
-        .crossJoin(papers.select("paper_id")).where(col("seed_id").notEqual(col("paper_id")));
+    Dataset<Row> pairs = seeds.select(col(Papers.PAPER_ID).as("seed_id"))
+        .crossJoin(papers.select(Papers.PAPER_ID)).where(col("seed_id").notEqual(col(Papers.PAPER_ID)));
     return groups(neighbours(pairs, papers), seeds);
   }
 
   /** Pairs (seed_id, paper_id) that share a band. */
   Dataset<Row> lshCandidates(Dataset<Row> papers, Dataset<Row> seeds) {
     int k = settings.lshHashesPerBand();
-    Dataset<Row> vectors = papers.select(col("paper_id"), org.apache.spark.ml.functions.array_to_vector(col("embedding")).as("vector"));
+    Dataset<Row> vectors = papers.select(col(Papers.PAPER_ID), org.apache.spark.ml.functions.array_to_vector(col("embedding")).as("vector"));
     BucketedRandomProjectionLSHModel lsh = new BucketedRandomProjectionLSH()
         .setInputCol("vector").setOutputCol("hashes")
         .setBucketLength(settings.lshBucketLength())
@@ -73,11 +74,11 @@ public final class Grouping {
     UserDefinedFunction bands = udf((UDF1<scala.collection.Seq<Vector>, List<Long>>) hashes -> bandKeys(hashes, k),
         DataTypes.createArrayType(DataTypes.LongType, false));
     Dataset<Row> banded = lsh.transform(vectors)
-        .select(col("paper_id"), posexplode(bands.apply(col("hashes"))).as(new String[] {"band", "key"}));
-    Dataset<Row> seedBands = banded.join(seeds.select("paper_id"), "paper_id").withColumnRenamed("paper_id", "seed_id");
+        .select(col(Papers.PAPER_ID), posexplode(bands.apply(col("hashes"))).as(new String[] {"band", "key"}));
+    Dataset<Row> seedBands = banded.join(seeds.select(Papers.PAPER_ID), Papers.PAPER_ID).withColumnRenamed(Papers.PAPER_ID, "seed_id");
     return seedBands.join(banded, new scala.collection.immutable.Set.Set2<>("band", "key").toSeq())
-        .where(col("seed_id").notEqual(col("paper_id")))
-        .select("seed_id", "paper_id").distinct();
+        .where(col("seed_id").notEqual(col(Papers.PAPER_ID)))
+        .select("seed_id", Papers.PAPER_ID).distinct();
   }
 
   /** One key per band: a hash of the band's bucket numbers. */
@@ -97,18 +98,18 @@ public final class Grouping {
   /** Each seed's best neighbours among {@code pairs} (seed_id, paper_id), ranked. */
   Dataset<Row> neighbours(Dataset<Row> pairs, Dataset<Row> papers) {
     UserDefinedFunction cosine = udf((UDF2<Vector, Vector, Double>) (a, b) -> dot(a, b), DataTypes.DoubleType);
-    Dataset<Row> vectors = papers.select(col("paper_id"), col("score"),
+    Dataset<Row> vectors = papers.select(col(Papers.PAPER_ID), col(Papers.SCORE),
         org.apache.spark.ml.functions.array_to_vector(col("embedding")).as("vector"));
-    Dataset<Row> seedVectors = vectors.select(col("paper_id").as("seed_id"), col("vector").as("seed_vector"));
-    Dataset<Row> scored = pairs.join(seedVectors, "seed_id").join(vectors, "paper_id")
+    Dataset<Row> seedVectors = vectors.select(col(Papers.PAPER_ID).as("seed_id"), col("vector").as("seed_vector"));
+    Dataset<Row> scored = pairs.join(seedVectors, "seed_id").join(vectors, Papers.PAPER_ID)
         .withColumn("similarity", cosine.apply(col("seed_vector"), col("vector")))
         .where(col("similarity").geq(settings.minSimilarity()));
     // Near ties (the same tie_margin-wide band of similarity) go to the higher-scored paper.
     var order = Window.partitionBy("seed_id").orderBy(
-        floor(col("similarity").divide(settings.tieMargin())).desc(), col("score").desc(), col("similarity").desc(), col("paper_id"));
+        floor(col("similarity").divide(settings.tieMargin())).desc(), col(Papers.SCORE).desc(), col("similarity").desc(), col(Papers.PAPER_ID));
     return scored.withColumn("rank", row_number().over(order))
         .where(col("rank").leq(settings.maxSize() - 1))
-        .select("seed_id", "paper_id", "rank", "similarity");
+        .select("seed_id", Papers.PAPER_ID, "rank", "similarity");
   }
 
   private static double dot(Vector a, Vector b) {
@@ -122,8 +123,8 @@ public final class Grouping {
 
   private static Dataset<Row> groups(Dataset<Row> neighbours, Dataset<Row> seeds) {
     Dataset<Row> ranked = neighbours.groupBy("seed_id")
-        .agg(sort_array(collect_list(struct(col("rank"), col("paper_id")))).as("ranked"));
-    return seeds.select(col("paper_id").as("seed_paper_id"))
+        .agg(sort_array(collect_list(struct(col("rank"), col(Papers.PAPER_ID)))).as("ranked"));
+    return seeds.select(col(Papers.PAPER_ID).as("seed_paper_id"))
         .join(ranked, col("seed_paper_id").equalTo(col("seed_id")), "left")
         .select(groupId(col("seed_paper_id")).as("group_id"), col("seed_paper_id"),
             concat(array(col("seed_paper_id")), coalesce(expr("transform(ranked, r -> r.paper_id)"), expr("array()").cast("array<string>")))

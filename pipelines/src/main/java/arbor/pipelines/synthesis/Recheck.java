@@ -1,5 +1,6 @@
 package arbor.pipelines.synthesis;
 
+import arbor.tables.Papers;
 import arbor.synthesis.EvidenceRecheck;
 import arbor.synthesis.Queries;
 import static org.apache.spark.sql.functions.*;
@@ -24,11 +25,11 @@ public final class Recheck {
     Dataset<Row> evidence = Queries.active(queries)
         .select(col(Queries.QUERY_ID), explode(col(Queries.EVIDENCE)).as("e"))
         .select(col(Queries.QUERY_ID), col("e.paper_id").as("paper_id"), col("e.text").as("text"));
-    return evidence.join(papers.select("paper_id", "clean_paragraphs", "noisy_text"),
-            scala.jdk.javaapi.CollectionConverters.asScala(java.util.List.of("paper_id")).toSeq(), "left")
-        .withColumn("problem", holds.apply(col("text"), col("clean_paragraphs"), col("noisy_text")))
+    return evidence.join(papers.select(Papers.PAPER_ID, Papers.CLEAN_PARAGRAPHS, Papers.NOISY_TEXT),
+            scala.jdk.javaapi.CollectionConverters.asScala(java.util.List.of(Papers.PAPER_ID)).toSeq(), "left")
+        .withColumn("problem", holds.apply(col("text"), col(Papers.CLEAN_PARAGRAPHS), col(Papers.NOISY_TEXT)))
         .where(col("problem").isNotNull())
         .groupBy(Queries.QUERY_ID)
-        .agg(min(concat(col("problem"), lit(" ("), col("paper_id"), lit(")"))).as(Queries.RETIRED_REASON));
+        .agg(min(concat(col("problem"), lit(" ("), col(Papers.PAPER_ID), lit(")"))).as(Queries.RETIRED_REASON));
   }
 }

@@ -1,5 +1,6 @@
 package arbor.pipelines.synthesis;
 
+import arbor.tables.Papers;
 import static org.apache.spark.sql.functions.*;
 
 import org.apache.spark.sql.Dataset;
@@ -14,9 +15,9 @@ public final class Seeds {
 
   /** The first {@code n} papers in the seeded order: one column, {@code paper_id}. */
   public static Dataset<Row> draw(Dataset<Row> papers, long n, long seed) {
-    return papers.select("paper_id")
-        .withColumn("_order", xxhash64(lit(seed), col("paper_id")))
-        .orderBy(col("_order"), col("paper_id")).limit((int) Math.min(n, Integer.MAX_VALUE)).select("paper_id");
+    return papers.select(Papers.PAPER_ID)
+        .withColumn("_order", xxhash64(lit(seed), col(Papers.PAPER_ID)))
+        .orderBy(col("_order"), col(Papers.PAPER_ID)).limit((int) Math.min(n, Integer.MAX_VALUE)).select(Papers.PAPER_ID);
   }
 
   /** The first {@code ceil(fraction * count)} papers of {@code papers} in the seeded order. */

@@ -1,5 +1,6 @@
 package arbor.pipelines.synthesis;
 
+import arbor.tables.Papers;
 import arbor.synthesis.GenerateQueries;
 import arbor.synthesis.SynthesisRows;
 import static org.apache.spark.sql.functions.*;
@@ -35,25 +36,25 @@ public final class Synthesize {
    * @param usedSourceIds one column, source_id, or null
    */
   public Dataset<Row> contexts(Dataset<Row> groups, Dataset<Row> papers, Dataset<Row> questions, Dataset<Row> usedSourceIds) {
-    Dataset<Row> members = groups.select(col("group_id"), col("seed_paper_id"), posexplode(col("paper_ids")).as(new String[] {"pos", "paper_id"}))
-        .withColumn("owner", row_number().over(Window.partitionBy("paper_id")
-            .orderBy(col("paper_id").equalTo(col("seed_paper_id")).desc(), col("group_id"))).equalTo(1));
-    Dataset<Row> owned = members.join(papers.select(col("paper_id"), col("title"), col("abstract"), col("clean_paragraphs"),
-        sections(papers), col("noisy_text"), col("score")), "paper_id");
+    Dataset<Row> members = groups.select(col("group_id"), col("seed_paper_id"), posexplode(col("paper_ids")).as(new String[] {"pos", Papers.PAPER_ID}))
+        .withColumn("owner", row_number().over(Window.partitionBy(Papers.PAPER_ID)
+            .orderBy(col(Papers.PAPER_ID).equalTo(col("seed_paper_id")).desc(), col("group_id"))).equalTo(1));
+    Dataset<Row> owned = members.join(papers.select(col(Papers.PAPER_ID), col(Papers.TITLE), col(Papers.ABSTRACT), col(Papers.CLEAN_PARAGRAPHS),
+        sections(papers), col(Papers.NOISY_TEXT), col(Papers.SCORE)), Papers.PAPER_ID);
     if (questions != null) {
       Dataset<Row> open = questions.where(col("answerable"));
       if (usedSourceIds != null) open = open.join(usedSourceIds, open.col("question_id").equalTo(usedSourceIds.col("source_id")), "left_anti");
-      Dataset<Row> byPaper = open.groupBy("paper_id")
+      Dataset<Row> byPaper = open.groupBy(Papers.PAPER_ID)
           .agg(sort_array(collect_list(struct(col("question_id"), col("question"), col("evidence")))).as("all_questions"));
-      owned = owned.join(byPaper, "paper_id", "left")
+      owned = owned.join(byPaper, Papers.PAPER_ID, "left")
           .withColumn("questions", when(col("owner").and(col("all_questions").isNotNull()), col("all_questions"))
               .otherwise(expr("array()").cast(SynthesisRows.MEMBER.apply("questions").dataType())));
     } else {
       owned = owned.withColumn("questions", expr("array()").cast(SynthesisRows.MEMBER.apply("questions").dataType()));
     }
     return owned.groupBy("group_id", "seed_paper_id")
-        .agg(sort_array(collect_list(struct(col("pos"), col("paper_id"), col("title"), col("abstract"), col("clean_paragraphs"),
-            col("sections"), col("noisy_text"), col("score"), col("questions")))).as("ranked"))
+        .agg(sort_array(collect_list(struct(col("pos"), col(Papers.PAPER_ID), col(Papers.TITLE), col(Papers.ABSTRACT), col(Papers.CLEAN_PARAGRAPHS),
+            col(Papers.SECTIONS), col(Papers.NOISY_TEXT), col(Papers.SCORE), col("questions")))).as("ranked"))
         .select(col("group_id"), col("seed_paper_id"), expr("transform(ranked, m -> named_struct('paper_id', m.paper_id, "
             + "'title', m.title, 'abstract', m.abstract, 'clean_paragraphs', m.clean_paragraphs, 'sections', m.sections, "
             + "'noisy_text', m.noisy_text, 'score', m.score, 'questions', m.questions))").as("members"));
@@ -61,7 +62,7 @@ public final class Synthesize {
 
   /** Each paragraph's heading; papers ingested before headings were kept have none ("" for each paragraph). */
   public static org.apache.spark.sql.Column sections(Dataset<Row> papers) {
-    boolean known = java.util.Arrays.asList(papers.columns()).contains("sections");
+    boolean known = java.util.Arrays.asList(papers.columns()).contains(Papers.SECTIONS);
     return (known ? coalesce(col("sections"), expr("transform(clean_paragraphs, p -> '')"))
         : expr("transform(clean_paragraphs, p -> '')")).as("sections");
   }
