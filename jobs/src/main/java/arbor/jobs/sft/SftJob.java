@@ -34,7 +34,6 @@ import arbor.pipelines.sft.TeacherTraces;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Metrics;
-import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import arbor.tables.TeacherRun;
 import arbor.pipelines.warehouse.Table;
@@ -120,10 +119,9 @@ public final class SftJob implements Job {
           sft.samples(), teacherRun);
       made.forget(teacherRun);
       Rollouts rollouts = new Rollouts(config).withKeys(keys).withProgress("sft teacher rollouts", out::println);
-      rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(teacherRun, 0, 0)));
+      long trees = rollouts.write(w, rollouts.tasks(queries, groups, papers, Rollouts.Step.of(teacherRun, 0, 0))).trees();
       w.replaceStep(Table.REWARDS, teacherRun, 0, new Judge(JudgeSpec.resolve(config.judge(), keys.byVariable()))
           .transform(stepRows(w, Table.ROLLOUT_NODES, teacherRun), References.of(queries, groups, papers)));
-      long trees = stepRows(w, Table.ROLLOUT_NODES, teacherRun).where(col(RolloutNodes.PARENT_ID).isNull()).count();
       made.record(new TeacherRun(key.hash(), teacherRun, key.dataset(), key.settings(), trees,
           new Timestamp(System.currentTimeMillis())));
     }

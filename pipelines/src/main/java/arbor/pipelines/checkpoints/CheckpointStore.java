@@ -103,7 +103,7 @@ public final class CheckpointStore {
     String writeId = UUID.randomUUID().toString();
     CheckpointChunks chunks = new CheckpointChunks(c, writeId, chunkBytes);
     Timestamp at = new Timestamp(System.currentTimeMillis());
-    String step = "run_id = '" + c.runId().replace("'", "''") + "' AND step = " + c.step();
+    String step = "run_id = " + Warehouse.sqlString(c.runId()) + " AND step = " + c.step();
     List<Row> manifest = List.of(row(c, writeId, at, chunks.manifestRow(),
         new String(chunks.manifestRow().data(), StandardCharsets.UTF_8)));
     if (chunks.bytes() <= commitBytes) {

@@ -112,9 +112,9 @@ public final class Evaluate {
     Dataset<Row> rewards = stepRows(warehouse, Table.REWARDS, evalRun, step);
     String policy = config.rollouts().policy().key();
     Dataset<Row> rows = rows(nodes, rewards, queries, runId, policy, split);
-    warehouse.replaceWhere(Table.EVAL, Cols.RUN_ID + " = '" + runId.replace("'", "''") + "' AND "
+    warehouse.replaceWhere(Table.EVAL, Cols.RUN_ID + " = " + Warehouse.sqlString(runId) + " AND "
         + Cols.STEP + " = " + step + " AND " + Eval.POLICY + " = '" + policy + "' AND "
-        + Eval.SPLIT + " = '" + split.replace("'", "''") + "'", rows);
+        + Eval.SPLIT + " = " + Warehouse.sqlString(split), rows);
     long trees = nodes.where(col(RolloutNodes.PARENT_ID).isNull()).count();
     nodes.unpersist();
     queries.unpersist();

@@ -46,17 +46,13 @@ public final class TeacherRuns {
   /** Drops every entry naming {@code teacherRun}: its traces are about to be rewritten. */
   public void forget(String teacherRun) {
     if (!warehouse.exists(Table.TEACHER_RUNS)) return;
-    warehouse.replaceWhere(Table.TEACHER_RUNS, TeacherRun.TEACHER_RUN + " = " + quoted(teacherRun),
+    warehouse.replaceWhere(Table.TEACHER_RUNS, TeacherRun.TEACHER_RUN + " = " + Warehouse.sqlString(teacherRun),
         spark.createDataFrame(List.of(), TeacherRun.SCHEMA));
   }
 
   /** Files {@code run} as the traces of its key, replacing any entry for that key. */
   public void record(TeacherRun run) {
-    warehouse.replaceWhere(Table.TEACHER_RUNS, TeacherRun.TRACE_KEY + " = " + quoted(run.traceKey()),
+    warehouse.replaceWhere(Table.TEACHER_RUNS, TeacherRun.TRACE_KEY + " = " + Warehouse.sqlString(run.traceKey()),
         spark.createDataFrame(List.of(run.toRow()), TeacherRun.SCHEMA));
-  }
-
-  private static String quoted(String value) {
-    return "'" + value.replace("'", "''") + "'";
   }
 }

@@ -106,7 +106,12 @@ public final class Warehouse {
     if (!table.keys.containsAll(List.of("run_id", "step"))) {
       throw new IllegalArgumentException("table '" + table.tableName + "' is not keyed by run and step");
     }
-    replaceWhere(table, "run_id = '" + runId.replace("'", "''") + "' AND step = " + step, rows);
+    replaceWhere(table, "run_id = " + sqlString(runId) + " AND step = " + step, rows);
+  }
+
+  /** {@code value} as a SQL string literal, quotes doubled, for the conditions of {@link #replaceWhere}. */
+  public static String sqlString(String value) {
+    return "'" + value.replace("'", "''") + "'";
   }
 
   /**

@@ -136,14 +136,8 @@ class PassageExpertTest {
         + "vocabulary open to neural translation systems. We study subword units and byte pair encoding for the\n"
         + "neural translation of rarest vocabulary: subword units from encoding help.\n";
     String question = "In the paper \"" + title + "\", which training corpus do the translation systems train on?";
-    try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
-      for (int g = 0; g < 4; g++) {
-        TreeRunner.TreeResult tree = runner(sandbox, true).run("t" + g, question, new RlmContext.Single(text),
-            TreeSeed.of("run", 1, "q", g));
-        assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
-        List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
-        assertTrue(spans.get(0).contains("WMT 2015 English-German"), "the answering passage ranks first, not the abstract: " + spans);
-      }
+    for (List<String> spans : spansOfFourSeeds(question, text)) {
+      assertTrue(spans.get(0).contains("WMT 2015 English-German"), "the answering passage ranks first, not the abstract: " + spans);
     }
   }
 
@@ -159,15 +153,23 @@ class PassageExpertTest {
         + "this paper too: what they used is what this paper used, as other papers have done with theirs.\n"
         + "That is all.\n";
     String question = "What treebank do they use in this paper?";
+    for (List<String> spans : spansOfFourSeeds(question, text)) {
+      assertTrue(spans.get(0).contains("Penn Treebank"), "the treebank passage ranks first: " + spans);
+    }
+  }
+
+  /** The submitted spans of four single-paper trees (seeds 0-3, question bound), each of which must end final. */
+  private static List<List<String>> spansOfFourSeeds(String question, String text) throws Exception {
+    List<List<String>> out = new ArrayList<>();
     try (InProcessSandbox sandbox = new InProcessSandbox(SandboxLimits.defaults())) {
       for (int g = 0; g < 4; g++) {
-        TreeRunner.TreeResult tree = runner(sandbox, true).run("f" + g, question, new RlmContext.Single(text),
+        TreeRunner.TreeResult tree = runner(sandbox, true).run("t" + g, question, new RlmContext.Single(text),
             TreeSeed.of("run", 1, "q", g));
         assertEquals(NodeStatus.FINAL, tree.root().status(), tree.root().turns().toString());
-        List<String> spans = List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class));
-        assertTrue(spans.get(0).contains("Penn Treebank"), "the treebank passage ranks first: " + spans);
+        out.add(List.of(new ObjectMapper().readValue(tree.root().finalAnswerJson(), String[].class)));
       }
     }
+    return out;
   }
 
   @Test
