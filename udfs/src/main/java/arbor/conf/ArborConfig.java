@@ -72,4 +72,14 @@ public record ArborConfig(
     return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
         checkpoints, judge, advantages, sft, t);
   }
+
+  public ArborConfig withSetup(SetupSettings s) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, s, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
+        checkpoints, judge, advantages, sft, train);
+  }
+
+  public ArborConfig withSft(SftSettings s) {
+    return new ArborConfig(warehouse, dataDir, spark, ingest, setup, policy, synthesis, repl, sandbox, rlm, rollouts, learner,
+        checkpoints, judge, advantages, s, train);
+  }
 }

@@ -30,5 +30,14 @@ public record SetupSettings(List<String> packages, String tokenizerPackage, Stud
             + ", kv_heads " + kvHeads + ", head_dim " + headDim);
       }
     }
+
+    /** The same shape with other random weights. */
+    public Student withSeed(long other) {
+      return new Student(hidden, intermediate, layers, heads, kvHeads, headDim, trimVocabulary, other);
+    }
+  }
+
+  public SetupSettings withStudent(Student s) {
+    return new SetupSettings(packages, tokenizerPackage, s);
   }
 }

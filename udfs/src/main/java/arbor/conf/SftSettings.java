@@ -38,4 +38,9 @@ public record SftSettings(double lr, int epochs, int microBatchTokens, int sampl
     }
   }
 
+  /** The same settings with another batch order and held-out draw. */
+  public SftSettings withSeed(long other) {
+    return new SftSettings(lr, epochs, microBatchTokens, samples, maxSampleTokens, warmupSteps, minLrFraction,
+        heldOutFraction, other);
+  }
 }

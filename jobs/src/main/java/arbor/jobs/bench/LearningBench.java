@@ -47,6 +47,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -84,10 +85,21 @@ final class LearningBench implements Benchmark {
     }
   }
 
+  /**
+   * One student of the recipe (replicate {@code index}): its runs, its student seed, the held-out
+   * scores of both arms at each curve step (step 0 is its SFT student) and their training reward.
+   */
+  private record Replicate(int index, long studentSeed, String sftRun, String rlRun, String unRun,
+      Map<Long, Scored> rlCurve, Map<Long, Scored> unCurve, Map<Long, Double> rlTrain, Map<Long, Double> unTrain) {
+    Scored sft() {
+      return rlCurve.get(0L);
+    }
+  }
+
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
     Args args = Args.parse(WHO, ctx.args(), Set.of(), Set.of("steps", "queries-per-step", "samples", "eval-samples",
-        "eval-every", "split", "tag", "k"));
+        "eval-every", "split", "tag", "k", "replicates"));
     if (!args.positionals().isEmpty()) throw new UsageError(WHO + ": unexpected argument(s) " + args.positionals());
     int steps = positive(args, "steps", 3);
     int perStep = positive(args, "queries-per-step", 4);
@@ -95,6 +107,7 @@ final class LearningBench implements Benchmark {
     int evalSamples = positive(args, "eval-samples", samples);
     int evalEvery = positive(args, "eval-every", steps);
     int k = positive(args, "k", 3);
+    int replicates = positive(args, "replicates", 1);
     String tag = args.value("tag").orElse(LocalDateTime.now().format(DateTimeFormatter.ofPattern("MMdd-HHmmss")));
     ArborConfig c = ctx.config();
     if (c.policy().djl().modelDir() == null || c.policy().djl().modelDir().isBlank()) {
@@ -109,24 +122,18 @@ final class LearningBench implements Benchmark {
     ArborConfig tree = c.withRollouts(new RolloutSettings(PolicyKind.DJL, samples, r.treesPerTask(),
             r.maxInfraFailureFraction(), r.sandbox()))
         .withTrain(new TrainSettings(steps, perStep, 0, t.progressSeconds(), prefix));
-    ArborConfig unnormalised = unnormalised(tree);
-    ArborConfig evalDjl = tree.withRollouts(new RolloutSettings(PolicyKind.DJL, evalSamples, r.treesPerTask(),
-        r.maxInfraFailureFraction(), r.sandbox()));
     ArborConfig evalExpert = tree.withRollouts(new RolloutSettings(PolicyKind.SCRIPTED, evalSamples, r.treesPerTask(),
         r.maxInfraFailureFraction(), r.sandbox()));
-    String sftRun = prefix + "-sft";
-    String rlRun = prefix + "-rl";
-    String unRun = prefix + "-unnorm";
     String expertRun = prefix + "-expert";
     List<Long> points = curvePoints(steps, evalEvery);
 
     PrintStream out = ctx.out();
     long start = System.nanoTime();
     JobContext job = ctx.job();
-    out.printf(Locale.ROOT, "%s: %d GRPO steps of %d queries x %d samples per arm (train.seed %s), runs %s, %s, %s;"
-        + " held-out evaluation of %d samples per query at steps %s (common seeds for every policy); %d cores%n",
-        WHO, steps, perStep, samples, prefix, sftRun, rlRun, unRun, evalSamples, points,
-        Runtime.getRuntime().availableProcessors());
+    out.printf(Locale.ROOT, "%s: %d student(s) of the recipe (replicates), each: SFT, then %d GRPO steps of %d"
+        + " queries x %d samples per arm; run names %s[-rN]-sft, -rl, -unnorm; held-out evaluation of %d samples per"
+        + " query at steps %s (common seeds for every policy); %d cores%n",
+        WHO, replicates, steps, perStep, samples, prefix, evalSamples, points, Runtime.getRuntime().availableProcessors());
     if (!datasetReady(job)) {
       if (!DemoJob.dataset(job, WHO, PHASES)) throw new IllegalStateException(WHO + ": the demo dataset came out empty");
     } else {
@@ -135,90 +142,94 @@ final class LearningBench implements Benchmark {
     }
     String split = args.value("split").orElse(heldOutSplit(job.warehouse()));
     leakage(job.warehouse(), split);
-    ModelConfig student = DemoJob.student(job, WHO, 4, PHASES);
-    elapsed(out, start, "dataset and student");
+    elapsed(out, start, "dataset");
 
-    out.printf("== %s 5/%d: sft (the scripted expert on the sft split) under run %s%n", WHO, PHASES, sftRun);
-    job(new SftJob(), job, tree, "--run", sftRun);
     CheckpointStore store = new CheckpointStore(ctx.spark(), job.warehouse(), c.checkpoints());
-    Checkpoint sft = store.load(sftRun, 0);
-    for (String run : List.of(rlRun, unRun)) {
-      store.save(new Checkpoint(run, 0, sft.weights(), sft.optimizer(), sft.rng(), sft.files()));
+    List<Replicate> reps = new ArrayList<>();
+    ModelConfig student = null;
+    for (int i = 0; i < replicates; i++) {
+      ArborConfig rep = replicate(tree, i);
+      String name = i == 0 ? prefix : prefix + "-r" + i;
+      String of = replicates == 1 ? "" : String.format(Locale.ROOT, " (replicate %d of %d)", i + 1, replicates);
+      try (JobContext sub = new JobContext(job.job(), rep, List.of(), out)) {
+        student = DemoJob.student(sub, WHO + of, 4, PHASES);
+      }
+      reps.add(trainAndScore(job, store, rep, name, of, i, split, evalSamples, points, start));
     }
-    elapsed(out, start, "sft");
 
-    out.printf("== %s 6/%d: GRPO, the tree objective (1/k child weights), run %s%n", WHO, PHASES, rlRun);
-    job(new TrainJob(), job, tree, "--run", rlRun);
-    elapsed(out, start, "grpo (tree)");
-    out.printf("== %s 7/%d: GRPO, the unnormalised objective (token_mean), run %s%n", WHO, PHASES, unRun);
-    job(new TrainJob(), job, unnormalised, "--run", unRun);
-    elapsed(out, start, "grpo (token_mean)");
-
-    out.printf("== %s 8/%d: held-out evaluation on the %s split, %d samples per query, the same seeds for every"
-        + " policy%n", WHO, PHASES, split, evalSamples);
+    out.printf("== %s 8/%d: held-out evaluation of the floor and the teacher on the %s split, %d samples per query,"
+        + " the students' seeds%n", WHO, PHASES, split, evalSamples);
     Map<String, Double> bm25 = Bm25Floor.rewards(job.warehouse(), split, k, JudgeSpec.resolve(c.judge(), System.getenv()));
     Scored bm25Score = new Scored("bm25 top-" + k, "-", 0, bm25, bm25.size(), 0, 0);
     out.printf(Locale.ROOT, "%s: bm25 top-%d paragraphs: %d queries judged, mean %.4f%n", WHO, k, bm25.size(),
         bm25Score.mean());
-    Scored expertScore = score(job, new Evaluate(evalExpert, null, ApiKeys.read(evalExpert, System.getenv())), PolicyKind.SCRIPTED, "expert",
-        expertRun, 0, split);
+    Scored expertScore = score(job, new Evaluate(evalExpert, null, ApiKeys.read(evalExpert, System.getenv())),
+        PolicyKind.SCRIPTED, "expert", expertRun, 0, split);
     elapsed(out, start, "eval expert");
-    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), ApiKeys.read(evalDjl, System.getenv()));
-    Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split);
-    elapsed(out, start, "eval sft");
-    Map<Long, Scored> rlCurve = new TreeMap<>(Map.of(0L, sftScore));
-    Map<Long, Scored> unCurve = new TreeMap<>(Map.of(0L, sftScore));
-    for (long step : points) {
-      if (step == 0) continue;
-      rlCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (tree)", rlRun, step, split));
-      unCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (token_mean)", unRun, step, split));
-      elapsed(out, start, "eval step " + step);
-    }
-    Scored rlScore = rlCurve.get((long) steps);
-    Scored unScore = unCurve.get((long) steps);
 
     out.printf("== %s 9/%d: results%n", WHO, PHASES);
-    Map<Long, Double> rlTrain = curve(job.warehouse(), rlRun);
-    Map<Long, Double> unTrain = curve(job.warehouse(), unRun);
-    out.println("training reward (judge.reward_mean of the step's rollouts; not evidence of learning)");
-    out.println("step | rl (tree) | rl (token_mean)");
-    for (long s = 0; s < steps; s++) {
-      out.printf(Locale.ROOT, "%4d | %9s | %15s%n", s, fmt(rlTrain.get(s)), fmt(unTrain.get(s)));
+    for (Replicate rep : reps) {
+      out.printf("training reward (judge.reward_mean of the step's rollouts; not evidence of learning)%s%n",
+          replicates == 1 ? "" : ", replicate " + (rep.index() + 1) + " (student seed " + rep.studentSeed() + ")");
+      out.println("step | rl (tree) | rl (token_mean)");
+      for (long s = 0; s < steps; s++) {
+        out.printf(Locale.ROOT, "%4d | %9s | %15s%n", s, fmt(rep.rlTrain().get(s)), fmt(rep.unTrain().get(s)));
+      }
     }
-    out.printf("held-out curve (%s split): mean judge score per query, averaged over queries%n", split);
+    Map<Long, Scored> rlCurve = pooledCurve(reps, Replicate::rlCurve, "rl (tree)");
+    Map<Long, Scored> unCurve = pooledCurve(reps, Replicate::unCurve, "rl (token_mean)");
+    out.printf("held-out curve (%s split): mean judge score per query, averaged over queries%s%n", split,
+        replicates == 1 ? "" : " and over the " + replicates + " replicates");
     out.println("step | rl (tree) | rl (token_mean)");
     for (long s : rlCurve.keySet()) {
       out.printf(Locale.ROOT, "%4d | %9.4f | %15.4f%n", s, rlCurve.get(s).mean(), unCurve.get(s).mean());
     }
+    Scored sftScore = rlCurve.get(0L);
+    Scored rlScore = rlCurve.get((long) steps);
+    Scored unScore = unCurve.get((long) steps);
     out.printf("held-out (%s split) at the end%n", split);
     out.println("policy          | run                        | step | queries | trees | score");
-    List<Scored> all = List.of(bm25Score, expertScore, sftScore, rlScore, unScore);
+    List<Scored> measured = new ArrayList<>(List.of(bm25Score, expertScore));
+    for (Replicate rep : reps) {
+      measured.addAll(List.of(rep.sft(), rep.rlCurve().get((long) steps), rep.unCurve().get((long) steps)));
+    }
+    List<Scored> all = new ArrayList<>(measured);
+    if (replicates > 1) all.addAll(List.of(sftScore, rlScore, unScore));
     for (Scored s : all) {
       out.printf(Locale.ROOT, "%-15s | %-26s | %4d | %7d | %5d | %.4f%n", s.label(), s.run(), s.step(),
           s.perQuery().size(), s.trees(), s.mean());
     }
-    for (Scored s : all) {
+    for (Scored s : measured) {
       if (s.unjudgedTrees() > 0) {
-        out.printf(Locale.ROOT, "infrastructure failures, %s: %d unjudged trees, %d queries with no judged tree"
-            + " (left out of its pairs)%n", s.label(), s.unjudgedTrees(), s.unscoredQueries());
+        out.printf(Locale.ROOT, "infrastructure failures, %s (%s): %d unjudged trees, %d queries with no judged tree"
+            + " (left out of its pairs)%n", s.label(), s.run(), s.unjudgedTrees(), s.unscoredQueries());
       }
     }
     Map<String, String> groups = groupIds(job.warehouse());
-    PairedComparison.Result rlSft = paired(rlScore, sftScore, groups);
-    PairedComparison.Result unSft = paired(unScore, sftScore, groups);
-    PairedComparison.Result rlUn = paired(rlScore, unScore, groups);
+    PairedComparison.Replicated rlSft = replicated(reps, Replicate::rlCurve, Replicate::rlCurve, steps, 0, groups);
+    PairedComparison.Replicated unSft = replicated(reps, Replicate::unCurve, Replicate::rlCurve, steps, 0, groups);
+    PairedComparison.Replicated rlUn = replicated(reps, Replicate::rlCurve, Replicate::unCurve, steps, steps, groups);
     PairedComparison.Result sftExpert = paired(sftScore, expertScore, groups);
     PairedComparison.Result expertBm25 = paired(expertScore, bm25Score, groups);
     out.printf(Locale.ROOT, "paired by query, clustered by paper group: 95%% interval of the mean difference from %d"
         + " resamples of the groups; two-sided sign-flip test of the groups' summed differences (exact up to %d"
-        + " groups with a difference, else %d sampled patterns); fixed seed%n",
-        STATS.resamples(), PairedComparison.EXACT_MAX_GROUPS, STATS.signDraws());
+        + " groups with a difference, else %d sampled patterns); fixed seed%s%n",
+        STATS.resamples(), PairedComparison.EXACT_MAX_GROUPS, STATS.signDraws(),
+        replicates == 1 ? "" : "; a student's score is its mean over the " + replicates + " replicates");
     out.println("difference        | pairs | groups | wins/ties/losses | mean    | 95% group interval | p (sign-flip)");
-    printDiff(out, "rl - sft", rlSft);
-    printDiff(out, "token_mean - sft", unSft);
-    printDiff(out, "rl - token_mean", rlUn);
+    printDiff(out, "rl - sft", rlSft.pooled());
+    printDiff(out, "token_mean - sft", unSft.pooled());
+    printDiff(out, "rl - token_mean", rlUn.pooled());
     printDiff(out, "sft - expert", sftExpert);
     printDiff(out, "expert - bm25", expertBm25);
+    if (replicates > 1) {
+      out.printf("over the %d replicates: each one's mean difference, and the 95%% interval when the replicates are"
+          + " resampled as well as the groups (the spread between trained students included)%n", replicates);
+      out.println("difference        | per replicate                  | 95% replicate-and-group interval");
+      printReplicated(out, "rl - sft", rlSft);
+      printReplicated(out, "token_mean - sft", unSft);
+      printReplicated(out, "rl - token_mean", rlUn);
+    }
     Path png = plot(Path.of("reports", prefix, "learning_curve.png"), split, rlCurve, unCurve, expertScore, bm25Score);
     out.printf("%s: held-out curve %s%n", WHO, png.toAbsolutePath());
     elapsed(out, start, "done");
@@ -228,35 +239,158 @@ final class LearningBench implements Benchmark {
     figures.put("queries_per_step", perStep);
     figures.put("samples", samples);
     figures.put("eval_samples", evalSamples);
+    figures.put("replicates", replicates);
     figures.put("split", split);
-    figures.put("held_out_queries", rlSft.queries());
-    figures.put("held_out_groups", rlSft.groups());
+    figures.put("held_out_queries", rlSft.pooled().queries());
+    figures.put("held_out_groups", rlSft.pooled().groups());
     figures.put("reward_bm25", round(bm25Score.mean()));
     figures.put("reward_expert", round(expertScore.mean()));
     figures.put("reward_sft", round(sftScore.mean()));
     figures.put("reward_rl", round(rlScore.mean()));
     figures.put("reward_rl_unnormalised", round(unScore.mean()));
     figures.put("sft_over_expert", expertScore.mean() > 0 ? round(sftScore.mean() / expertScore.mean()) : null);
-    figures.put("ci95_rl_minus_sft", interval(rlSft));
-    figures.put("ci95_unnormalised_minus_sft", interval(unSft));
-    figures.put("ci95_rl_minus_unnormalised", interval(rlUn));
+    figures.put("ci95_rl_minus_sft", interval(rlSft.pooled()));
+    figures.put("ci95_unnormalised_minus_sft", interval(unSft.pooled()));
+    figures.put("ci95_rl_minus_unnormalised", interval(rlUn.pooled()));
     figures.put("ci95_expert_minus_bm25", interval(expertBm25));
-    figures.put("p_sign_rl_vs_sft", round(rlSft.p()));
-    figures.put("p_sign_unnormalised_vs_sft", round(unSft.p()));
-    figures.put("p_sign_rl_vs_unnormalised", round(rlUn.p()));
-    figures.put("ties_rl_vs_sft", rlSft.ties());
-    figures.put("unjudged_trees", all.stream().mapToLong(Scored::unjudgedTrees).sum());
+    figures.put("p_sign_rl_vs_sft", round(rlSft.pooled().p()));
+    figures.put("p_sign_unnormalised_vs_sft", round(unSft.pooled().p()));
+    figures.put("p_sign_rl_vs_unnormalised", round(rlUn.pooled().p()));
+    figures.put("ties_rl_vs_sft", rlSft.pooled().ties());
+    if (replicates > 1) {
+      figures.put("student_seeds", reps.stream().map(Replicate::studentSeed).toList());
+      figures.put("rl_minus_sft_replicates", rounded(rlSft.perReplicate()));
+      figures.put("unnormalised_minus_sft_replicates", rounded(unSft.perReplicate()));
+      figures.put("ci95_rl_minus_sft_replicates", List.of(round(rlSft.low()), round(rlSft.high())));
+      figures.put("ci95_unnormalised_minus_sft_replicates", List.of(round(unSft.low()), round(unSft.high())));
+      figures.put("ci95_rl_minus_unnormalised_replicates", List.of(round(rlUn.low()), round(rlUn.high())));
+    }
+    figures.put("unjudged_trees", measured.stream().mapToLong(Scored::unjudgedTrees).sum());
     figures.put("curve_steps", new ArrayList<>(rlCurve.keySet()));
     figures.put("heldout_curve_rl", rlCurve.values().stream().map(s -> round(s.mean())).toList());
     figures.put("heldout_curve_rl_unnormalised", unCurve.values().stream().map(s -> round(s.mean())).toList());
-    figures.put("curve_rl", values(rlTrain, steps));
-    figures.put("curve_rl_unnormalised", values(unTrain, steps));
+    figures.put("curve_rl", meanCurve(reps, Replicate::rlTrain, steps));
+    figures.put("curve_rl_unnormalised", meanCurve(reps, Replicate::unTrain, steps));
     figures.put("student_params", student.parameters());
-    figures.put("sft_tokens_per_s", round(metric(job.warehouse(), sftRun, "sft.tokens_per_s")));
-    figures.put("train_tokens_per_s", round(metric(job.warehouse(), rlRun, "learner.tokens")
-        / metric(job.warehouse(), rlRun, "learner.seconds")));
+    Replicate first = reps.get(0);
+    figures.put("sft_tokens_per_s", round(metric(job.warehouse(), first.sftRun(), "sft.tokens_per_s")));
+    figures.put("train_tokens_per_s", round(metric(job.warehouse(), first.rlRun(), "learner.tokens")
+        / metric(job.warehouse(), first.rlRun(), "learner.seconds")));
     figures.put("seconds", Math.round((System.nanoTime() - start) / 1e9));
     return figures;
+  }
+
+  /**
+   * Replicate {@code i} of the recipe: the first is the configuration as given; each other one
+   * draws its own student (weights seed, model folder), its own SFT batch order and held-out draw,
+   * and its own GRPO queries and tree seeds. The teacher's traces and the held-out seeds are the
+   * same for all, so replicates differ by the training's randomness alone.
+   */
+  static ArborConfig replicate(ArborConfig c, int i) {
+    if (i == 0) return c;
+    TrainSettings t = c.train();
+    return c.withSetup(c.setup().withStudent(c.setup().student().withSeed(c.setup().student().seed() + i)))
+        .withSft(c.sft().withSeed(c.sft().seed() + i))
+        .withPolicy(c.policy().withModelDir(c.policy().djl().modelDir() + "-r" + i))
+        .withTrain(new TrainSettings(t.steps(), t.queriesPerStep(), t.evalEvery(), t.progressSeconds(), t.seed() + "-r" + i));
+  }
+
+  /** Phases 5-7 for one replicate: SFT, both GRPO arms from its step-0 checkpoint, their held-out curve. */
+  private Replicate trainAndScore(JobContext job, CheckpointStore store, ArborConfig tree, String name, String of,
+      int index, String split, int evalSamples, List<Long> points, long start) throws Exception {
+    PrintStream out = job.out();
+    String sftRun = name + "-sft";
+    String rlRun = name + "-rl";
+    String unRun = name + "-unnorm";
+    out.printf("== %s 5/%d%s: sft (the scripted expert on the sft split) under run %s%n", WHO, PHASES, of, sftRun);
+    job(new SftJob(), job, tree, "--run", sftRun);
+    Checkpoint sft = store.load(sftRun, 0);
+    for (String run : List.of(rlRun, unRun)) {
+      store.save(new Checkpoint(run, 0, sft.weights(), sft.optimizer(), sft.rng(), sft.files()));
+    }
+    elapsed(out, start, "sft" + of);
+
+    out.printf("== %s 6/%d%s: GRPO, the tree objective (1/k child weights), run %s%n", WHO, PHASES, of, rlRun);
+    job(new TrainJob(), job, tree, "--run", rlRun);
+    elapsed(out, start, "grpo (tree)" + of);
+    out.printf("== %s 7/%d%s: GRPO, the unnormalised objective (token_mean), run %s%n", WHO, PHASES, of, unRun);
+    job(new TrainJob(), job, unnormalised(tree), "--run", unRun);
+    elapsed(out, start, "grpo (token_mean)" + of);
+
+    out.printf("== %s 8/%d%s: held-out evaluation of the students on the %s split, %d samples per query, the same"
+        + " seeds for every policy%n", WHO, PHASES, of, split, evalSamples);
+    RolloutSettings r = tree.rollouts();
+    ArborConfig evalDjl = tree.withRollouts(new RolloutSettings(PolicyKind.DJL, evalSamples, r.treesPerTask(),
+        r.maxInfraFailureFraction(), r.sandbox()));
+    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), ApiKeys.read(evalDjl, System.getenv()));
+    Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split);
+    elapsed(out, start, "eval sft" + of);
+    Map<Long, Scored> rlCurve = new TreeMap<>(Map.of(0L, sftScore));
+    Map<Long, Scored> unCurve = new TreeMap<>(Map.of(0L, sftScore));
+    for (long step : points) {
+      if (step == 0) continue;
+      rlCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (tree)", rlRun, step, split));
+      unCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (token_mean)", unRun, step, split));
+      elapsed(out, start, "eval step " + step + of);
+    }
+    return new Replicate(index, tree.setup().student().seed(), sftRun, rlRun, unRun, rlCurve, unCurve,
+        curve(job.warehouse(), rlRun), curve(job.warehouse(), unRun));
+  }
+
+  /**
+   * The replicates' curve as one student's: at each step, every query's mean over the replicates
+   * (the queries all of them scored); one replicate's curve is itself.
+   */
+  private static Map<Long, Scored> pooledCurve(List<Replicate> reps, Function<Replicate, Map<Long, Scored>> arm,
+      String label) {
+    if (reps.size() == 1) return arm.apply(reps.get(0));
+    Map<Long, Scored> pooled = new TreeMap<>();
+    for (long step : arm.apply(reps.get(0)).keySet()) {
+      List<Scored> each = reps.stream().map(rep -> arm.apply(rep).get(step)).toList();
+      Map<String, Double> perQuery = new TreeMap<>();
+      for (String q : commonQueries(each)) {
+        perQuery.put(q, each.stream().mapToDouble(s -> s.perQuery().get(q)).average().orElseThrow());
+      }
+      pooled.put(step, new Scored((step == 0 ? "sft" : label) + " (mean)", "mean of " + reps.size() + " replicates",
+          step, perQuery, each.stream().mapToLong(Scored::trees).sum(),
+          each.stream().mapToLong(Scored::unjudgedTrees).sum(), each.stream().mapToInt(Scored::unscoredQueries).sum()));
+    }
+    return pooled;
+  }
+
+  /** The queries every one of {@code scores} has a score for, in query id order. */
+  private static List<String> commonQueries(List<Scored> scores) {
+    List<String> common = new ArrayList<>(new TreeMap<>(scores.get(0).perQuery()).keySet());
+    for (Scored s : scores) common.retainAll(s.perQuery().keySet());
+    return common;
+  }
+
+  /** Arm A at step {@code stepA} against arm B at step {@code stepB}, over every replicate. */
+  private static PairedComparison.Replicated replicated(List<Replicate> reps, Function<Replicate, Map<Long, Scored>> a,
+      Function<Replicate, Map<Long, Scored>> b, long stepA, long stepB, Map<String, String> groups) {
+    List<Scored> as = reps.stream().map(rep -> a.apply(rep).get(stepA)).toList();
+    List<Scored> bs = reps.stream().map(rep -> b.apply(rep).get(stepB)).toList();
+    List<Scored> both = new ArrayList<>(as);
+    both.addAll(bs);
+    List<String> common = commonQueries(both);
+    if (common.isEmpty()) throw new IllegalStateException(WHO + ": the students share no scored query");
+    String[] group = common.stream().map(q -> groups.getOrDefault(q, "query:" + q)).toArray(String[]::new);
+    double[][] x = as.stream().map(s -> common.stream().mapToDouble(q -> s.perQuery().get(q)).toArray())
+        .toArray(double[][]::new);
+    double[][] y = bs.stream().map(s -> common.stream().mapToDouble(q -> s.perQuery().get(q)).toArray())
+        .toArray(double[][]::new);
+    return STATS.compareReplicates(group, x, y);
+  }
+
+  /** The replicates' training reward per step, averaged over those that have the step. */
+  private static List<Double> meanCurve(List<Replicate> reps, Function<Replicate, Map<Long, Double>> arm, int steps) {
+    List<Double> v = new ArrayList<>();
+    for (long s = 0; s < steps; s++) {
+      long step = s;
+      var m = reps.stream().map(arm).filter(c -> c.containsKey(step)).mapToDouble(c -> c.get(step)).average();
+      v.add(m.isPresent() ? round(m.getAsDouble()) : null);
+    }
+    return v;
   }
 
   /** The steps the held-out curve is measured at: 0 (the SFT student), every {@code every}, and the last. */
@@ -397,12 +531,6 @@ final class LearningBench implements Benchmark {
     return curve;
   }
 
-  private static List<Double> values(Map<Long, Double> curve, int steps) {
-    List<Double> v = new ArrayList<>();
-    for (long s = 0; s < steps; s++) v.add(curve.containsKey(s) ? round(curve.get(s)) : null);
-    return v;
-  }
-
   /** Runs another job on its own configuration over this job's Spark session; a failure ends the benchmark. */
   private static void job(Job job, JobContext parent, ArborConfig config, String... args) throws Exception {
     try (JobContext sub = new JobContext(parent.job(), config, List.of(args), parent.out())) {
@@ -414,6 +542,16 @@ final class LearningBench implements Benchmark {
     out.printf(Locale.ROOT, "%-17s | %5d | %6d | %16s | %+.4f | [%+.4f, %+.4f]   | %.4f (%s, %d patterns)%n", name,
         r.queries(), r.groups(), r.wins() + "/" + r.ties() + "/" + r.losses(), r.meanDifference(), r.low(), r.high(),
         r.p(), r.exact() ? "exact" : "sampled", r.patterns());
+  }
+
+  private static void printReplicated(PrintStream out, String name, PairedComparison.Replicated r) {
+    String each = java.util.Arrays.stream(r.perReplicate()).mapToObj(d -> String.format(Locale.ROOT, "%+.4f", d))
+        .collect(java.util.stream.Collectors.joining(" "));
+    out.printf(Locale.ROOT, "%-17s | %-30s | [%+.4f, %+.4f]%n", name, each, r.low(), r.high());
+  }
+
+  private static List<Double> rounded(double[] values) {
+    return java.util.Arrays.stream(values).mapToObj(LearningBench::round).toList();
   }
 
   private static void elapsed(PrintStream out, long start, String phase) {

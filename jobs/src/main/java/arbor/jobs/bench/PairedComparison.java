@@ -122,6 +122,51 @@ record PairedComparison(int resamples, int signDraws, long seed) {
         test.groups, wins, ties, losses);
   }
 
+  /**
+   * A against B pooled over replicates: students of one recipe trained with different seeds, each
+   * scored on the same queries.
+   *
+   * @param pooled the comparison of the per-query means over replicates: its sign-flip test is of
+   *     "the recipe changes nothing", its interval holds the spread between paper groups only
+   * @param low the 2.5% point when the replicates are resampled as well as the groups
+   * @param high its 97.5% point
+   * @param perReplicate each replicate's mean difference over the queries
+   */
+  record Replicated(Result pooled, double low, double high, double[] perReplicate) {}
+
+  /** {@code a[r][i]} and {@code b[r][i]} are replicate r's scores of query i, {@code group[i]} its paper group. */
+  Replicated compareReplicates(String[] group, double[][] a, double[][] b) {
+    int reps = a.length;
+    if (reps == 0 || b.length != reps) {
+      throw new IllegalArgumentException("paired comparison: " + reps + " and " + b.length + " replicates");
+    }
+    int n = group.length;
+    double[] meanA = new double[n];
+    double[] meanB = new double[n];
+    double[] perReplicate = new double[reps];
+    Map<String, Integer> index = new LinkedHashMap<>();
+    for (String g : group) index.putIfAbsent(g, index.size());
+    double[][] sums = new double[reps][index.size()];
+    int[] sizes = new int[index.size()];
+    for (int i = 0; i < n; i++) sizes[index.get(group[i])]++;
+    for (int r = 0; r < reps; r++) {
+      if (a[r].length != n || b[r].length != n) {
+        throw new IllegalArgumentException("paired comparison: replicate " + r + " has " + a[r].length + " and "
+            + b[r].length + " scores for " + n + " queries");
+      }
+      for (int i = 0; i < n; i++) {
+        double d = a[r][i] - b[r][i];
+        meanA[i] += a[r][i] / reps;
+        meanB[i] += b[r][i] / reps;
+        sums[r][index.get(group[i])] += d;
+        perReplicate[r] += d / n;
+      }
+    }
+    Result pooled = compare(group, meanA, meanB);
+    double[] interval = new GroupBootstrap(resamples, seed).percentile(sums, sizes);
+    return new Replicated(pooled, interval[0], interval[1], perReplicate);
+  }
+
   private record SignTest(double p, boolean exact, long patterns, int groups) {}
 
   private SignTest signFlip(double[] sums) {

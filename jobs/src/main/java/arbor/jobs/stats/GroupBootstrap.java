@@ -72,10 +72,45 @@ public record GroupBootstrap(int resamples, long seed) {
       }
       means[r] = s / count;
     }
+    return middle95(means);
+  }
+
+  /**
+   * The same interval over several replicates: students of one recipe trained with different
+   * seeds and scored on the same queries. {@code sums[r][j]} is replicate r's sum over group j's
+   * {@code sizes[j]} queries. Each resample draws the replicates with replacement, then the groups
+   * (the same groups for every drawn replicate, as the queries are shared), so the interval holds
+   * the spread between trained students as well as between paper groups. With a few replicates it
+   * is still too narrow (three replicates can only show three students' spread).
+   */
+  public double[] percentile(double[][] sums, int[] sizes) {
+    int reps = sums.length;
+    int g = sizes.length;
+    for (double[] row : sums) {
+      if (row.length != g) throw new IllegalArgumentException("bootstrap: a replicate has " + row.length + " groups, not " + g);
+    }
+    SplittableRandom rng = new SplittableRandom(seed);
+    double[] means = new double[resamples];
+    int[] drawn = new int[reps];
+    for (int r = 0; r < resamples; r++) {
+      for (int i = 0; i < reps; i++) drawn[i] = rng.nextInt(reps);
+      double s = 0;
+      long count = 0;
+      for (int j = 0; j < g; j++) {
+        int pick = rng.nextInt(g);
+        for (int rep : drawn) s += sums[rep][pick];
+        count += (long) sizes[pick] * reps;
+      }
+      means[r] = s / count;
+    }
+    return middle95(means);
+  }
+
+  /** The 2.5% and 97.5% order statistics: the interval leaves 2.5% of the resamples on each side. */
+  private static double[] middle95(double[] means) {
     Arrays.sort(means);
-    // The 2.5% and 97.5% order statistics: the interval leaves 2.5% of the resamples on each side.
-    int lo = (int) Math.floor(0.025 * resamples);
-    int hi = Math.max(lo, (int) Math.ceil(0.975 * resamples) - 1);
+    int lo = (int) Math.floor(0.025 * means.length);
+    int hi = Math.max(lo, (int) Math.ceil(0.975 * means.length) - 1);
     return new double[] {means[lo], means[hi]};
   }
 }

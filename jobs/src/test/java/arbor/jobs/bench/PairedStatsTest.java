@@ -171,4 +171,62 @@ class PairedStatsTest {
     assertThrows(IllegalArgumentException.class, () -> new PairedComparison(0, 1, 1));
     assertThrows(IllegalArgumentException.class, () -> new PairedComparison(1, 0, 1));
   }
+
+  @Test
+  void studentsThatDisagreeWidenTheReplicateIntervalNotTheGroupOne() {
+    // Three students of one recipe on 12 queries in 6 groups: two gain 0.1 on every query, the
+    // third loses 0.1 on every one. Per query the mean gain is +1/30 everywhere, so the groups
+    // alone leave no doubt (a zero-width interval); resampling the students, all three draws are
+    // the losing one with probability 1/27 (3.7%, above 2.5%), so the interval reaches -0.1.
+    String[] group = IntStream.range(0, 12).mapToObj(i -> "g" + i / 2).toArray(String[]::new);
+    double[][] b = new double[3][12];
+    double[][] a = new double[3][12];
+    for (int r = 0; r < 3; r++) {
+      for (int i = 0; i < 12; i++) {
+        b[r][i] = 0.2 + 0.01 * i;
+        a[r][i] = b[r][i] + (r < 2 ? 0.1 : -0.1);
+      }
+    }
+    var r = STATS.compareReplicates(group, a, b);
+    assertEquals(0.1 / 3, r.pooled().meanDifference(), 1e-12);
+    assertEquals(0.1 / 3, r.pooled().low(), 1e-12);
+    assertEquals(0.1 / 3, r.pooled().high(), 1e-12);
+    assertEquals(12, r.pooled().wins());
+    assertEquals(6, r.pooled().groups());
+    assertArrayEquals(new double[] {0.1, 0.1, -0.1}, r.perReplicate(), 1e-12);
+    assertEquals(-0.1, r.low(), 1e-12);
+    assertEquals(0.1, r.high(), 1e-12);
+  }
+
+  @Test
+  void studentsThatAgreeGiveTheGroupInterval() {
+    // Identical replicates add no spread: resampling them changes nothing, so the interval is
+    // the groups' one, up to the bootstrap's own noise.
+    String[] group = IntStream.range(0, 40).mapToObj(i -> "g" + i / 4).toArray(String[]::new);
+    double[] x = IntStream.range(0, 40).mapToDouble(i -> (i * 7 % 10) / 10.0 + 0.05).toArray();
+    double[] y = IntStream.range(0, 40).mapToDouble(i -> (i * 3 % 10) / 10.0).toArray();
+    var single = STATS.compare(group, x, y);
+    var r = STATS.compareReplicates(group, new double[][] {x, x, x}, new double[][] {y, y, y});
+    // The same comparison, up to the rounding of a mean of three equal numbers.
+    assertEquals(single.meanDifference(), r.pooled().meanDifference(), 1e-12);
+    assertEquals(single.low(), r.pooled().low(), 1e-12);
+    assertEquals(single.high(), r.pooled().high(), 1e-12);
+    assertEquals(single.p(), r.pooled().p(), 1e-12);
+    assertEquals(single.wins(), r.pooled().wins());
+    assertEquals(single.losses(), r.pooled().losses());
+    assertArrayEquals(new double[] {0.05, 0.05, 0.05}, r.perReplicate(), 1e-12);
+    assertEquals(single.low(), r.low(), 0.01);
+    assertEquals(single.high(), r.high(), 0.01);
+    assertTrue(r.high() - r.low() > 0.1, r.toString());
+  }
+
+  @Test
+  void replicatesOfUnequalSizeAreRefused() {
+    var e = assertThrows(IllegalArgumentException.class, () -> STATS.compareReplicates(new String[] {"g", "h"},
+        new double[][] {{1, 2}, {1}}, new double[][] {{1, 2}, {1, 2}}));
+    assertTrue(e.getMessage().contains("replicate 1"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> STATS.compareReplicates(new String[] {"g"},
+        new double[][] {{1}}, new double[][] {{1}, {2}}));
+    assertTrue(e.getMessage().contains("1 and 2 replicates"), e.getMessage());
+  }
 }
