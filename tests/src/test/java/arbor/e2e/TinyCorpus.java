@@ -25,7 +25,7 @@ record TinyCorpus(Dataset<Row> papers, Dataset<Row> groups, Dataset<Row> queries
   /** The training tests' student: a tiny random byte-level model of the Qwen3 architecture, written to {@code dir}. */
   static java.nio.file.Path student(java.nio.file.Path dir) throws java.io.IOException {
     arbor.policy.model.TinyModels.write(arbor.policy.model.ModelConfig.qwen3(300, 32, 64, 2, 4, 2, 8, true), 3,
-        new arbor.policy.model.TinyModels.TokenizerSource.ByteLevel(), arbor.policy.model.TensorDtype.F32, dir);
+        new arbor.policy.model.TinyModels.TokenizerSource.ByteLevel(), arbor.policy.files.TensorDtype.F32, dir);
     return dir;
   }
 

@@ -1,8 +1,8 @@
 package arbor.rlm;
 
 import arbor.conf.OnMaxTurns;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.ResponseParser.FinalText;
-import arbor.policy.model.ChatMessage;
 import arbor.rlm.policy.Generation;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.Policy;

@@ -1,6 +1,6 @@
 package arbor.rlm;
 
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.policy.Generation;
 import java.util.List;
 

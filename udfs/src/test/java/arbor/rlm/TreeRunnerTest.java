@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.policy.ReplayPolicy;
 import arbor.rlm.policy.ScriptedPolicy;
 import arbor.rlm.sandbox.InProcessSandbox;

@@ -1,15 +1,15 @@
 package arbor.jobs.bench;
 
-import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.jobs.cli.Args;
 import arbor.jobs.cli.UsageError;
+import arbor.pipelines.checkpoints.CheckpointStore;
+import arbor.pipelines.warehouse.Warehouse;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.OptimizerState;
-import arbor.policy.model.HostTensor;
-import arbor.policy.model.SafetensorsFile;
-import arbor.policy.model.SafetensorsWriter;
-import arbor.policy.model.TensorDtype;
-import arbor.pipelines.warehouse.Warehouse;
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.SafetensorsFile;
+import arbor.policy.files.SafetensorsWriter;
+import arbor.policy.files.TensorDtype;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package arbor.jobs.bench;
 
 import arbor.conf.LearnerSettings;
-import arbor.jobs.cli.Args;
-import arbor.jobs.bench.model.ModelBench;
 import arbor.conf.SetupSettings;
+import arbor.jobs.bench.model.ModelBench;
+import arbor.jobs.cli.Args;
+import arbor.policy.kernels.TorchThreads;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TorchThreads;
 import arbor.policy.train.BatchShape;
 import arbor.policy.train.PolicyUpdate;
 import arbor.policy.train.StepStats;

@@ -1,9 +1,9 @@
 package arbor.jobs.bench;
 
 import arbor.conf.DjlPolicySettings.Matmul;
-import arbor.jobs.cli.Args;
 import arbor.jobs.bench.model.ModelBench;
-import arbor.policy.model.TorchThreads;
+import arbor.jobs.cli.Args;
+import arbor.policy.kernels.TorchThreads;
 import java.util.Map;
 import java.util.Set;
 

@@ -1,29 +1,29 @@
 package arbor.jobs.bench;
 
-import arbor.jobs.bench.rlm.QasperDir;
-import arbor.rlm.sandbox.SandboxLimits;
-import arbor.rlm.RlmLimits;
 import ai.djl.Device;
+import arbor.jobs.bench.rlm.QasperDir;
+import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.jobs.cli.Args;
 import arbor.jobs.setup.TokenizerFetcher;
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.PolicyTokenizer;
+import arbor.policy.files.Qwen3ChatFormat;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
-import arbor.policy.model.HostTensor;
+import arbor.policy.kernels.TorchThreads;
 import arbor.policy.model.ModelConfig;
-import arbor.policy.model.PolicyTokenizer;
-import arbor.policy.model.Qwen3ChatFormat;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
-import arbor.policy.model.TorchThreads;
 import arbor.rlm.Prompts;
+import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeRunner;
-import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.rlm.policy.ExpertPolicy;
 import arbor.rlm.policy.NodePath;
 import arbor.rlm.policy.Policy;
 import arbor.rlm.policy.PolicyCall;
 import arbor.rlm.sandbox.InProcessSandbox;
+import arbor.rlm.sandbox.SandboxLimits;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
@@ -179,7 +179,7 @@ final class PrefixBench implements Benchmark {
   /** Keeps every conversation a policy is asked to continue, by node, in turn order. */
   private static final class Recorder implements Policy {
     private final Policy inner;
-    final Map<String, List<List<arbor.policy.model.ChatMessage>>> calls =
+    final Map<String, List<List<arbor.policy.files.ChatMessage>>> calls =
         Collections.synchronizedMap(new LinkedHashMap<>());
 
     Recorder(Policy inner) {

@@ -1,9 +1,9 @@
 package arbor.jobs.demo;
 
 import arbor.conf.SetupSettings;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import java.io.IOException;
 import java.nio.file.Files;

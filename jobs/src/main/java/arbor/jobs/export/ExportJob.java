@@ -1,14 +1,14 @@
 package arbor.jobs.export;
 
-import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.jobs.cli.Args;
 import arbor.jobs.cli.Job;
 import arbor.jobs.cli.JobContext;
 import arbor.jobs.cli.UsageError;
+import arbor.pipelines.checkpoints.CheckpointStore;
 import arbor.policy.checkpoint.Checkpoint;
 import arbor.policy.checkpoint.HfExport;
 import arbor.policy.checkpoint.TableVersion;
-import arbor.policy.model.TensorDtype;
+import arbor.policy.files.TensorDtype;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

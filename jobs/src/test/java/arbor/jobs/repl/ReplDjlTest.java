@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.jobs.Main;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,7 +1,7 @@
 package arbor.policy.checkpoint;
 
-import arbor.policy.model.HostTensor;
-import arbor.policy.model.TensorDtype;
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.train.AdamWState;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,6 +1,6 @@
 package arbor.policy.checkpoint;
 
-import arbor.policy.model.HostTensor;
+import arbor.policy.files.HostTensor;
 import arbor.tables.Checkpoints.Kind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,8 +1,8 @@
 package arbor.policy.checkpoint;
 
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.HfModelFolder;
-import arbor.policy.model.HostTensor;
-import arbor.policy.model.TensorDtype;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;

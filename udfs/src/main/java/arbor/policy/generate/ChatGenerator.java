@@ -1,6 +1,6 @@
 package arbor.policy.generate;
 
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.policy.model.PolicyModel;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -2,10 +2,10 @@ package arbor.policy.generate;
 
 import ai.djl.ndarray.NDArray;
 import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.kernels.Parallel;
+import arbor.policy.kernels.TorchThreads;
 import arbor.policy.model.HostDecoder;
-import arbor.policy.model.Parallel;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TorchThreads;
 import arbor.policy.model.VectorLinear;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -2,8 +2,8 @@ package arbor.policy.generate;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import arbor.policy.model.Exp;
-import arbor.policy.model.Parallel;
+import arbor.policy.kernels.Exp;
+import arbor.policy.kernels.Parallel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -1,8 +1,8 @@
 package arbor.policy.generate;
 
-import arbor.policy.model.Exp;
+import arbor.policy.kernels.Exp;
+import arbor.policy.kernels.Parallel;
 import arbor.policy.model.HostDecoder;
-import arbor.policy.model.Parallel;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;

@@ -25,7 +25,7 @@ public final class ByteLevelTokenizerFiles {
    * A ChatML template equivalent to {@link Qwen3ChatFormat} for conversations without reasoning
    * and with thinking disabled; written for these test tokenizers, not taken from Qwen.
    */
-  static final String CHAT_TEMPLATE = """
+  public static final String CHAT_TEMPLATE = """
       {%- for m in messages -%}<|im_start|>{{ m.role }}
       {{ m.content }}<|im_end|>
       {% endfor -%}

@@ -1,6 +1,11 @@
 package arbor.policy.model;
 
 import ai.djl.Device;
+import arbor.policy.files.ChatFormat;
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.PolicyTokenizer;
+import arbor.policy.files.SafetensorsFile;
+import arbor.policy.files.SafetensorsWriter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -2,6 +2,7 @@ package arbor.policy.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
+import arbor.policy.kernels.Exp;
 import java.util.function.IntConsumer;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;

@@ -1,5 +1,8 @@
 package arbor.policy.model;
 
+import arbor.policy.files.ChatFormat;
+import arbor.policy.files.ChatMessage;
+import arbor.policy.files.PolicyTokenizer;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

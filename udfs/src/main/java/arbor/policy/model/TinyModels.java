@@ -1,5 +1,8 @@
 package arbor.policy.model;
 
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.PolicyTokenizer;
+import arbor.policy.files.TensorDtype;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,6 +2,8 @@ package arbor.policy.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
+import arbor.policy.kernels.PackedMatrix;
+import arbor.policy.kernels.Parallel;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.IdentityHashMap;

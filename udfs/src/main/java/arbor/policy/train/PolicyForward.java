@@ -4,8 +4,8 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
+import arbor.policy.kernels.TorchScalar;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TorchScalar;
 import java.util.List;
 
 /**

@@ -4,7 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import arbor.conf.LearnerSettings;
-import arbor.policy.model.HostTensor;
+import arbor.policy.files.HostTensor;
 import arbor.policy.model.Qwen3Model;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

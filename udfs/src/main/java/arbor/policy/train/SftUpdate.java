@@ -1,8 +1,8 @@
 package arbor.policy.train;
 
 import ai.djl.ndarray.NDManager;
+import arbor.policy.kernels.TorchScalar;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TorchScalar;
 import arbor.progress.Tally;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,9 +1,9 @@
 package arbor.policy.train;
 
-import arbor.conf.LearnerSettings;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
-import arbor.policy.model.TorchScalar;
+import arbor.conf.LearnerSettings;
+import arbor.policy.kernels.TorchScalar;
 
 /**
  * The per-token PPO/GRPO terms of one micro-batch, summed with the reduction's coefficients:

@@ -1,7 +1,7 @@
 package arbor.policy.train;
 
+import arbor.policy.files.ChatMessage;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.ChatMessage;
 import java.util.Arrays;
 import java.util.List;
 

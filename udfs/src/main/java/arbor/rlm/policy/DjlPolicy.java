@@ -1,15 +1,15 @@
 package arbor.rlm.policy;
 
-import arbor.policy.model.ChatMessage;
 import ai.djl.Device;
 import arbor.conf.DjlPolicySettings;
+import arbor.policy.files.ChatMessage;
 import arbor.policy.generate.ChatGenerator;
 import arbor.policy.generate.ChatTurn;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
+import arbor.policy.kernels.TorchThreads;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.TorchThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

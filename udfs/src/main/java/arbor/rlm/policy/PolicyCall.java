@@ -1,6 +1,6 @@
 package arbor.rlm.policy;
 
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import java.util.List;
 
 /**

@@ -2,11 +2,11 @@ package arbor.rlm.runtime;
 
 import static arbor.tables.Cols.*;
 
+import arbor.conf.PolicyKind;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.NodeRecord;
 import arbor.rlm.NodeStatus;
 import arbor.rlm.Turn;
-import arbor.policy.model.ChatMessage;
-import arbor.conf.PolicyKind;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import com.fasterxml.jackson.core.JsonProcessingException;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import java.nio.file.Path;
 import java.util.List;

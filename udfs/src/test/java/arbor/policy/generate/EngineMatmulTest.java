@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.policy.model.VectorLinear;
 import java.util.stream.Collectors;

@@ -9,9 +9,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import arbor.conf.DjlPolicySettings.Matmul;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import java.util.ArrayList;
 import java.util.List;
@@ -193,12 +193,12 @@ class GenerationEngineTest {
     }
   }
 
-  static arbor.policy.model.HostTensor scaled(arbor.policy.model.HostTensor t, float f) {
+  static arbor.policy.files.HostTensor scaled(arbor.policy.files.HostTensor t, float f) {
     float[] v = t.values().clone();
     for (int i = 0; i < v.length; i++) {
       v[i] *= f;
     }
-    return new arbor.policy.model.HostTensor(t.name(), t.dtype(), t.shape(), v);
+    return new arbor.policy.files.HostTensor(t.name(), t.dtype(), t.shape(), v);
   }
 
   private static int argMax(float[] row) {

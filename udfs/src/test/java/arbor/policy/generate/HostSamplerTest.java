@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import arbor.policy.model.Parallel;
+import arbor.policy.kernels.Parallel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.policy.model.Exp;
+import arbor.policy.kernels.Exp;
+import arbor.policy.kernels.Parallel;
 import arbor.policy.model.ModelConfig;
-import arbor.policy.model.Parallel;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import jdk.incubator.vector.FloatVector;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.djl.Device;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import java.io.IOException;
 import java.nio.file.Path;

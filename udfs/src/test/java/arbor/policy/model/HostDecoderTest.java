@@ -8,6 +8,8 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.TensorDtype;
 import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package arbor.policy.model;
 
+import arbor.policy.files.HostTensor;
 import java.util.Map;
 
 /**

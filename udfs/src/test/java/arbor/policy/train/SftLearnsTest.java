@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
+import arbor.policy.files.ChatMessage;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.ChatGenerator;
 import arbor.policy.generate.ChatTurn;
 import arbor.policy.generate.Generation;
@@ -13,9 +15,7 @@ import arbor.policy.generate.SamplingParams;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
-import arbor.policy.model.ChatMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import arbor.policy.model.HostTensor;
+import arbor.policy.files.HostTensor;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import java.util.HashMap;
 import java.util.List;

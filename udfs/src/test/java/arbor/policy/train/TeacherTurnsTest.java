@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.djl.Device;
+import arbor.policy.files.ChatMessage;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
-import arbor.policy.model.ChatMessage;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;

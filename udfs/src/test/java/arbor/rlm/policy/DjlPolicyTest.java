@@ -1,7 +1,7 @@
 package arbor.rlm.policy;
 
-import arbor.policy.model.ChatMessage;
 import arbor.conf.PromptStrategy;
+import arbor.policy.files.ChatMessage;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,12 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import arbor.conf.DjlPolicySettings;
+import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.ChatGenerator;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.PolicyModel;
-import arbor.policy.model.TensorDtype;
 import arbor.policy.model.TinyModels;
 import arbor.rlm.NodeRecord;
 import arbor.rlm.NodeStatus;

@@ -1,7 +1,7 @@
 package arbor.rlm.policy.endpoint;
 
 import arbor.conf.EndpointSettings;
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;

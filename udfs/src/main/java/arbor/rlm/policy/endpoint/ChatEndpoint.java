@@ -1,6 +1,6 @@
 package arbor.rlm.policy.endpoint;
 
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
 import java.util.List;
 

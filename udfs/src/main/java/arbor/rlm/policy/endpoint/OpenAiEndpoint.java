@@ -2,7 +2,7 @@ package arbor.rlm.policy.endpoint;
 
 import arbor.conf.EndpointSettings;
 import arbor.llm.OpenAiChat;
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
 import com.openai.errors.OpenAIException;
 import com.openai.errors.OpenAIServiceException;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.conf.EndpointSettings;
-import arbor.policy.model.ChatMessage;
+import arbor.policy.files.ChatMessage;
 import arbor.rlm.policy.Policy.PolicyException;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;

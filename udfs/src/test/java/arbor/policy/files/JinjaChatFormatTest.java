@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,6 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
+import arbor.policy.model.ByteLevelTokenizerFiles;
+import arbor.policy.model.HfModelFolder;
+import arbor.policy.model.ModelConfig;
+import arbor.policy.model.PolicyModel;
+import arbor.policy.model.Qwen3Tokenizer;
+import arbor.policy.model.TinyModels;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.kernels;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.kernels;
 
 import ai.djl.engine.Engine;
 import ai.djl.pytorch.jni.JniUtils;

@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.kernels;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.kernels;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;

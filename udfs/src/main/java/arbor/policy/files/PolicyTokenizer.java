@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;

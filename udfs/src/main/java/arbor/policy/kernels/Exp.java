@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.kernels;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;

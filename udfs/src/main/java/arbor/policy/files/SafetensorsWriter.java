@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,9 +1,11 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import arbor.policy.model.HfModelFolder;
+import arbor.policy.model.Qwen3Tokenizer;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 import java.util.Arrays;
 

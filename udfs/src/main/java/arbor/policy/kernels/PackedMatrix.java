@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.kernels;
 
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
@@ -18,7 +18,7 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Why not libtorch: its CPU GEMM repacks the weight on every call, which at the few dozen
  * rows of a decode step costs as much as the arithmetic (see docs/model.md).
  */
-final class PackedMatrix {
+public final class PackedMatrix {
 
   private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
   private static final int L = S.length();
@@ -37,7 +37,7 @@ final class PackedMatrix {
   private final float[] packed;
 
   /** Packs {@code weight}, row-major (out, in). */
-  PackedMatrix(float[] weight, int out, int in) {
+  public PackedMatrix(float[] weight, int out, int in) {
     if ((long) out * in != weight.length) {
       throw new IllegalArgumentException("weight has " + weight.length + " values, not "
           + out + " x " + in);
@@ -60,15 +60,15 @@ final class PackedMatrix {
   }
 
   /** Lanes of the vectors this machine's Vector API prefers. */
-  static int lanes() {
+  public static int lanes() {
     return L;
   }
 
-  int out() {
+  public int out() {
     return out;
   }
 
-  int in() {
+  public int in() {
     return in;
   }
 
@@ -76,7 +76,7 @@ final class PackedMatrix {
    * {@code y = x W^T} for x row-major (rows, in); returns y row-major (rows, out). Large products
    * split the output's panels between {@code parallel}'s threads.
    */
-  float[] multiply(float[] x, int rows, Parallel parallel) {
+  public float[] multiply(float[] x, int rows, Parallel parallel) {
     return multiply(new PackedMatrix[] {this}, x, rows, parallel)[0];
   }
 
@@ -85,7 +85,7 @@ final class PackedMatrix {
    * threads: the projections that read one input (q, k and v; gate and up) then wait for the
    * kernel's other threads once instead of once each.
    */
-  static float[][] multiply(PackedMatrix[] weights, float[] x, int rows, Parallel parallel) {
+  public static float[][] multiply(PackedMatrix[] weights, float[] x, int rows, Parallel parallel) {
     int in = weights[0].in;
     if ((long) rows * in != x.length) {
       throw new IllegalArgumentException("input has " + x.length + " values, not " + rows

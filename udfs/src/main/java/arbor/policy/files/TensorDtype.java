@@ -1,4 +1,4 @@
-package arbor.policy.model;
+package arbor.policy.files;
 
 /**
  * The floating-point element types Arbor reads and writes in safetensors files. Everything is
@@ -49,12 +49,12 @@ public enum TensorDtype {
   }
 
   /** BF16 is the top half of an F32: widening is exact. */
-  static float bf16ToFloat(short bits) {
+  public static float bf16ToFloat(short bits) {
     return Float.intBitsToFloat((bits & 0xFFFF) << 16);
   }
 
   /** Rounds to the nearest BF16, ties to even, keeping NaN a NaN. */
-  static short floatToBf16(float value) {
+  public static short floatToBf16(float value) {
     int bits = Float.floatToRawIntBits(value);
     if (Float.isNaN(value)) {
       return (short) ((bits >>> 16) | 0x40);
