@@ -78,7 +78,7 @@ final class LearningBench implements Benchmark {
    * infrastructure failures: trees left unjudged, and queries with no judged tree at all (not
    * scored, so not paired: a failure is not a score of 0).
    */
-  private record Scored(String label, String run, long step, Map<String, Double> perQuery, long trees,
+  record Scored(String label, String run, long step, Map<String, Double> perQuery, long trees,
       long unjudgedTrees, int unscoredQueries) {
     double mean() {
       return perQuery.values().stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
@@ -89,7 +89,7 @@ final class LearningBench implements Benchmark {
    * One student of the recipe (replicate {@code index}): its runs, its student seed, the held-out
    * scores of both arms at each curve step (step 0 is its SFT student) and their training reward.
    */
-  private record Replicate(int index, long studentSeed, String sftRun, String rlRun, String unRun,
+  record Replicate(int index, long studentSeed, String sftRun, String rlRun, String unRun,
       Map<Long, Scored> rlCurve, Map<Long, Scored> unCurve, Map<Long, Double> rlTrain, Map<Long, Double> unTrain) {
     Scored sft() {
       return rlCurve.get(0L);
@@ -168,6 +168,33 @@ final class LearningBench implements Benchmark {
         PolicyKind.SCRIPTED, "expert", expertRun, 0, split);
     elapsed(out, start, "eval expert");
 
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("steps", steps);
+    figures.put("queries_per_step", perStep);
+    figures.put("samples", samples);
+    figures.put("eval_samples", evalSamples);
+    figures.put("replicates", replicates);
+    figures.put("split", split);
+    results(out, figures, split, steps, reps, bm25Score, expertScore, groupIds(job.warehouse()),
+        Path.of("reports", prefix, "learning_curve.png"));
+    elapsed(out, start, "done");
+    figures.put("student_params", student.parameters());
+    Replicate first = reps.get(0);
+    figures.put("sft_tokens_per_s", round(metric(job.warehouse(), first.sftRun(), "sft.tokens_per_s")));
+    figures.put("train_tokens_per_s", round(metric(job.warehouse(), first.rlRun(), "learner.tokens")
+        / metric(job.warehouse(), first.rlRun(), "learner.seconds")));
+    figures.put("seconds", Math.round((System.nanoTime() - start) / 1e9));
+    return figures;
+  }
+
+  /**
+   * Phase 9: the tables, the paired comparisons (pooled over the replicates, each replicate's own
+   * difference and the replicate-and-group interval when there are several), the held-out curve
+   * drawn to {@code png}, and their BENCH figures added to {@code figures}.
+   */
+  static void results(PrintStream out, Map<String, Object> figures, String split, int steps, List<Replicate> reps,
+      Scored bm25Score, Scored expertScore, Map<String, String> groups, Path png) throws java.io.IOException {
+    int replicates = reps.size();
     out.printf("== %s 9/%d: results%n", WHO, PHASES);
     for (Replicate rep : reps) {
       out.printf("training reward (judge.reward_mean of the step's rollouts; not evidence of learning)%s%n",
@@ -206,7 +233,6 @@ final class LearningBench implements Benchmark {
             + " (left out of its pairs)%n", s.label(), s.run(), s.unjudgedTrees(), s.unscoredQueries());
       }
     }
-    Map<String, String> groups = groupIds(job.warehouse());
     PairedComparison.Replicated rlSft = replicated(reps, Replicate::rlCurve, Replicate::rlCurve, steps, 0, groups);
     PairedComparison.Replicated unSft = replicated(reps, Replicate::unCurve, Replicate::rlCurve, steps, 0, groups);
     PairedComparison.Replicated rlUn = replicated(reps, Replicate::rlCurve, Replicate::unCurve, steps, steps, groups);
@@ -231,17 +257,8 @@ final class LearningBench implements Benchmark {
       printReplicated(out, "token_mean - sft", unSft);
       printReplicated(out, "rl - token_mean", rlUn);
     }
-    Path png = plot(Path.of("reports", prefix, "learning_curve.png"), split, rlCurve, unCurve, expertScore, bm25Score);
+    plot(png, split, rlCurve, unCurve, expertScore, bm25Score);
     out.printf("%s: held-out curve %s%n", WHO, png.toAbsolutePath());
-    elapsed(out, start, "done");
-
-    Map<String, Object> figures = new LinkedHashMap<>();
-    figures.put("steps", steps);
-    figures.put("queries_per_step", perStep);
-    figures.put("samples", samples);
-    figures.put("eval_samples", evalSamples);
-    figures.put("replicates", replicates);
-    figures.put("split", split);
     figures.put("held_out_queries", rlSft.pooled().queries());
     figures.put("held_out_groups", rlSft.pooled().groups());
     figures.put("reward_bm25", round(bm25Score.mean()));
@@ -262,9 +279,9 @@ final class LearningBench implements Benchmark {
       figures.put("student_seeds", reps.stream().map(Replicate::studentSeed).toList());
       figures.put("rl_minus_sft_replicates", rounded(rlSft.perReplicate()));
       figures.put("unnormalised_minus_sft_replicates", rounded(unSft.perReplicate()));
-      figures.put("ci95_rl_minus_sft_replicates", List.of(round(rlSft.low()), round(rlSft.high())));
-      figures.put("ci95_unnormalised_minus_sft_replicates", List.of(round(unSft.low()), round(unSft.high())));
-      figures.put("ci95_rl_minus_unnormalised_replicates", List.of(round(rlUn.low()), round(rlUn.high())));
+      figures.put("ci95_rl_minus_sft_replicates", java.util.Arrays.asList(round(rlSft.low()), round(rlSft.high())));
+      figures.put("ci95_unnormalised_minus_sft_replicates", java.util.Arrays.asList(round(unSft.low()), round(unSft.high())));
+      figures.put("ci95_rl_minus_unnormalised_replicates", java.util.Arrays.asList(round(rlUn.low()), round(rlUn.high())));
     }
     figures.put("unjudged_trees", measured.stream().mapToLong(Scored::unjudgedTrees).sum());
     figures.put("curve_steps", new ArrayList<>(rlCurve.keySet()));
@@ -272,13 +289,6 @@ final class LearningBench implements Benchmark {
     figures.put("heldout_curve_rl_unnormalised", unCurve.values().stream().map(s -> round(s.mean())).toList());
     figures.put("curve_rl", meanCurve(reps, Replicate::rlTrain, steps));
     figures.put("curve_rl_unnormalised", meanCurve(reps, Replicate::unTrain, steps));
-    figures.put("student_params", student.parameters());
-    Replicate first = reps.get(0);
-    figures.put("sft_tokens_per_s", round(metric(job.warehouse(), first.sftRun(), "sft.tokens_per_s")));
-    figures.put("train_tokens_per_s", round(metric(job.warehouse(), first.rlRun(), "learner.tokens")
-        / metric(job.warehouse(), first.rlRun(), "learner.seconds")));
-    figures.put("seconds", Math.round((System.nanoTime() - start) / 1e9));
-    return figures;
   }
 
   /**
