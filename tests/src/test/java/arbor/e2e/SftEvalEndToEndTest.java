@@ -13,7 +13,7 @@ import arbor.rlm.runtime.SharedRuntimes;
 import arbor.pipelines.sft.TeacherTraces;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.TeacherRun;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
@@ -121,7 +121,7 @@ class SftEvalEndToEndTest {
     }
     Map<String, Double> metrics = new HashMap<>();
     for (Row m : w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo("r1")).collectAsList()) {
-      metrics.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
+      metrics.put(m.getAs(Metric.NAME), m.getAs(Metric.VALUE));
     }
     assertEquals((double) total, metrics.get("sft.trees_kept") + metrics.get("sft.trees_dropped"));
     assertTrue(metrics.containsKey("sft.loss.epoch_1"), metrics.toString());
@@ -331,7 +331,7 @@ class SftEvalEndToEndTest {
     }
     Map<String, Double> metrics = new HashMap<>();
     for (Row m : w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo("r3")).collectAsList()) {
-      metrics.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
+      metrics.put(m.getAs(Metric.NAME), m.getAs(Metric.VALUE));
     }
     assertEquals(2.0, metrics.get("sft.trees_kept"), metrics.toString());
     assertEquals(2.0, metrics.get("sft.trees_dropped"), metrics.toString());

@@ -18,7 +18,7 @@ import arbor.policy.checkpoint.TableVersion;
 import arbor.policy.files.HostTensor;
 import arbor.rlm.runtime.SharedRuntimes;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +87,7 @@ class TrainEndToEndTest {
     }
     CheckpointStore store = new CheckpointStore(spark, w, straight.checkpoints());
     assertEquals(List.of(0L, 1L, 2L), store.steps(RUN, TableVersion.LATEST));
-    Set<String> names = w.read(Table.METRICS).where(col(Cols.STEP).equalTo(1)).select(Metrics.NAME).collectAsList()
+    Set<String> names = w.read(Table.METRICS).where(col(Cols.STEP).equalTo(1)).select(Metric.NAME).collectAsList()
         .stream().map(r -> r.getString(0)).collect(Collectors.toSet());
     for (String n : List.of("judge.reward_mean", "learner.kl", "learner.clip_fraction", "rollouts.children_per_root",
         "train.seconds_rollouts", "train.seconds_learner", "train.policy_version")) {
@@ -95,7 +95,7 @@ class TrainEndToEndTest {
     }
     // Step 0's metrics replaced its own figures, not sft's (they were all lost before).
     assertEquals(1, w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(RUN).and(col(Cols.STEP).equalTo(0))
-        .and(col(Metrics.NAME).equalTo(TrainFixture.SFT_METRIC))).count(), "sft's loss survives the steps");
+        .and(col(Metric.NAME).equalTo(TrainFixture.SFT_METRIC))).count(), "sft's loss survives the steps");
     assertEquals(Set.of(1L), w.read(Table.ROLLOUT_NODES).where(col(Cols.STEP).equalTo(1)).select(Cols.POLICY_VERSION)
         .collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toSet()), "step 1 rolls out version 1");
 

@@ -15,7 +15,7 @@ import arbor.policy.files.HostTensor;
 import arbor.rlm.runtime.SharedRuntimes;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -81,8 +81,8 @@ final class TrainFixture {
     corpus.queries().withColumn(Queries.TIER, lit("mid-range")).withColumn(Queries.SPLIT, lit("train"))
         .write().format("delta").save(w.path(Table.QUERIES));
     // What sft leaves under the run's step 0 (its loss per epoch): the steps must keep it.
-    w.replaceWhere(Table.METRICS, Metrics.sftRows(RUN), spark.createDataFrame(
-        List.of(RowFactory.create(RUN, 0L, SFT_METRIC, 1.5, new Timestamp(0))), Metrics.SCHEMA));
+    w.replaceWhere(Table.METRICS, Metric.sftRows(RUN), spark.createDataFrame(
+        List.of(RowFactory.create(RUN, 0L, SFT_METRIC, 1.5, new Timestamp(0))), Metric.SCHEMA));
     return config;
   }
 

@@ -16,7 +16,7 @@ import arbor.rlm.policy.endpoint.LoopbackApi;
 import arbor.rlm.runtime.SharedRuntimes;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.Rewards;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
@@ -98,7 +98,7 @@ class TrainingStepEndToEndTest {
     w.replaceStep(Table.SAMPLES, runId, 0, advantages.samples(nodes, turns, rewards));
     w.replaceStep(Table.METRICS, runId, 0, StepMetrics.of(nodes, rewards, references, advantages.rootAdvantages(nodes, rewards)));
     Map<String, Double> metrics = new HashMap<>();
-    for (Row m : stepRows(w, Table.METRICS, runId).collectAsList()) metrics.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
+    for (Row m : stepRows(w, Table.METRICS, runId).collectAsList()) metrics.put(m.getAs(Metric.NAME), m.getAs(Metric.VALUE));
     return new Step(sorted(nodes.collectAsList()), sorted(turns.collectAsList()), sorted(rewards.collectAsList()),
         sorted(stepRows(w, Table.SAMPLES, runId).collectAsList()), metrics);
   }

@@ -31,7 +31,7 @@ import arbor.synthesis.Queries;
 import arbor.synthesis.SplitPlan;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import java.io.PrintStream;
@@ -520,8 +520,8 @@ final class LearningBench implements Benchmark {
 
   /** The sum of metric {@code name} over the run's steps (NaN when it has none). */
   private static double metric(Warehouse w, String run, String name) {
-    Row row = w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(run).and(col(Metrics.NAME).equalTo(name)))
-        .agg(sum(Metrics.VALUE)).first();
+    Row row = w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(run).and(col(Metric.NAME).equalTo(name)))
+        .agg(sum(Metric.VALUE)).first();
     return row.isNullAt(0) ? Double.NaN : row.getDouble(0);
   }
 
@@ -548,8 +548,8 @@ final class LearningBench implements Benchmark {
   /** The run's training reward per step, from the metrics table. */
   private static Map<Long, Double> curve(Warehouse w, String run) {
     Map<Long, Double> curve = new TreeMap<>();
-    for (Row row : w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(run).and(col(Metrics.NAME).equalTo(REWARD_MEAN)))
-        .select(Cols.STEP, Metrics.VALUE).collectAsList()) {
+    for (Row row : w.read(Table.METRICS).where(col(Cols.RUN_ID).equalTo(run).and(col(Metric.NAME).equalTo(REWARD_MEAN)))
+        .select(Cols.STEP, Metric.VALUE).collectAsList()) {
       if (!row.isNullAt(1)) curve.put(row.getLong(0), row.getDouble(1));
     }
     return curve;

@@ -6,7 +6,7 @@ import arbor.pipelines.eval.Evaluate;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import java.util.List;
@@ -29,7 +29,7 @@ public record ReportInputs(Dataset<Row> metrics, Dataset<Row> rewards, Dataset<R
   public static ReportInputs read(Warehouse w, String run) {
     var spark = org.apache.spark.sql.SparkSession.active();
     return new ReportInputs(
-        w.exists(Table.METRICS) ? ofRun(w, Table.METRICS, run) : spark.createDataFrame(List.of(), Metrics.SCHEMA),
+        w.exists(Table.METRICS) ? ofRun(w, Table.METRICS, run) : spark.createDataFrame(List.of(), Metric.SCHEMA),
         w.exists(Table.REWARDS) ? ofRun(w, Table.REWARDS, run) : null,
         w.exists(Table.ROLLOUT_NODES) ? ofRun(w, Table.ROLLOUT_NODES, run) : null,
         w.exists(Table.EVAL) ? ofRun(w, Table.EVAL, run) : spark.createDataFrame(List.of(), Eval.SCHEMA),

@@ -9,7 +9,7 @@ import static org.apache.spark.sql.functions.max;
 import arbor.notebook.Html;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -167,8 +167,8 @@ public final class RunReport {
   /** {@code sft.loss.epoch_N} and {@code sft.held_out_loss.epoch_N} of the run, by epoch N. */
   private static Map<String, TreeMap<Long, Double>> sftLoss(Dataset<Row> metrics) {
     Map<String, TreeMap<Long, Double>> out = new TreeMap<>();
-    for (Row r : metrics.where(col(Metrics.NAME).rlike("^sft\\.(loss|held_out_loss)\\.epoch_[0-9]+$"))
-        .select(Metrics.NAME, Metrics.VALUE).collectAsList()) {
+    for (Row r : metrics.where(col(Metric.NAME).rlike("^sft\\.(loss|held_out_loss)\\.epoch_[0-9]+$"))
+        .select(Metric.NAME, Metric.VALUE).collectAsList()) {
       String name = r.getString(0);
       String series = name.startsWith("sft.held_out") ? "held out" : "training";
       out.computeIfAbsent(series, k -> new TreeMap<>())

@@ -10,7 +10,7 @@ import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.Rewards;
 import arbor.tables.RolloutNodes;
 import java.util.ArrayList;
@@ -58,8 +58,8 @@ final class TrainingFigures {
     PANELS.forEach(p -> names.add(p.metric()));
     Map<String, TreeMap<Long, Double>> lines = new LinkedHashMap<>();
     names.forEach(n -> lines.put(n, new TreeMap<>()));
-    for (Row r : metrics.where(col(Metrics.NAME).isin(names.toArray()))
-        .select(Metrics.NAME, Cols.STEP, Metrics.VALUE).collectAsList()) {
+    for (Row r : metrics.where(col(Metric.NAME).isin(names.toArray()))
+        .select(Metric.NAME, Cols.STEP, Metric.VALUE).collectAsList()) {
       lines.get(r.getString(0)).put(r.getLong(1), r.getDouble(2));
     }
     if (rewards != null) fill(lines, fromRewards(rewards));

@@ -35,7 +35,7 @@ import arbor.progress.Progress;
 import arbor.progress.Tally;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.RolloutTurns;
 import arbor.tables.TeacherRun;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -51,7 +51,6 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 
 /**
  * {@code arbor sft --run RUN [--teacher scripted|openai|anthropic]}: cold-start SFT. The teacher
@@ -217,10 +216,8 @@ public final class SftJob implements Job {
       long version = store.save(run, 0, student, OptimizerState.NONE, new byte[0], Map.of());
       out.printf(Locale.ROOT, "sft: wrote run %s step 0 to %s (Delta version %d)%n", run, store.tablePath(), version);
     }
-    Timestamp at = new Timestamp(System.currentTimeMillis());
-    List<Row> rows = new ArrayList<>();
-    metrics.forEach((k, v) -> rows.add(RowFactory.create(run, 0L, k, v, at)));
-    w.replaceWhere(Table.METRICS, Metrics.sftRows(run), context.spark().createDataFrame(rows, Metrics.SCHEMA));
+    w.replaceWhere(Table.METRICS, Metric.sftRows(run),
+        context.spark().createDataFrame(Metric.rows(run, 0L, metrics), Metric.SCHEMA));
     nodes.unpersist();
     verdicts.unpersist();
     return 0;

@@ -20,19 +20,16 @@ import arbor.policy.train.PolicyUpdate;
 import arbor.policy.train.StepStats;
 import arbor.policy.train.TrainSample;
 import arbor.progress.Tally;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.Samples;
-import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -194,12 +191,7 @@ public final class Learner implements AutoCloseable {
 
   private static Dataset<Row> metrics(SparkSession spark, String runId, long step,
       StepStats stats) {
-    Timestamp at = new Timestamp(System.currentTimeMillis());
-    List<Row> rows = new ArrayList<>();
-    for (Map.Entry<String, Double> m : stats.metrics().entrySet()) {
-      rows.add(RowFactory.create(runId, step, m.getKey(), m.getValue(), at));
-    }
-    return spark.createDataFrame(rows, Metrics.SCHEMA);
+    return spark.createDataFrame(Metric.rows(runId, step, stats.metrics()), Metric.SCHEMA);
   }
 
   @Override

@@ -6,6 +6,6 @@ import org.apache.spark.sql.Row;
 
 /**
  * One learner step: its figures, and the same figures as {@code metrics} rows (schema
- * {@code arbor.tables.Metrics}) for the caller to write with the step's other metrics.
+ * {@code arbor.tables.Metric}) for the caller to write with the step's other metrics.
  */
 public record LearnerStepResult(StepStats stats, Dataset<Row> metrics) {}

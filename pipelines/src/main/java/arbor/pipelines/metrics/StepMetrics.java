@@ -24,7 +24,7 @@ import arbor.pipelines.advantages.Advantages;
 import arbor.judge.ChildScores;
 import arbor.judge.JudgeRoots;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.Rewards;
 import arbor.tables.RolloutNodes;
 import java.util.ArrayList;
@@ -76,8 +76,8 @@ public final class StepMetrics {
     parts.add(advantages(nodes, roots));
     Dataset<Row> all = parts.getFirst();
     for (Dataset<Row> p : parts.subList(1, parts.size())) all = all.unionByName(p);
-    return all.where(col(Metrics.VALUE).isNotNull().and(col(Metrics.VALUE).isNaN().unary_$bang()))
-        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Metrics.NAME), col(Metrics.VALUE), current_timestamp().as(Metrics.AT));
+    return all.where(col(Metric.VALUE).isNotNull().and(col(Metric.VALUE).isNaN().unary_$bang()))
+        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Metric.NAME), col(Metric.VALUE), current_timestamp().as(Metric.AT));
   }
 
   static Dataset<Row> judge(Dataset<Row> rewards) {
@@ -131,8 +131,8 @@ public final class StepMetrics {
     Dataset<Row> counts = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(RolloutNodes.STATUS)).agg(count(lit(1)).as("n"));
     Dataset<Row> totals = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP)).agg(count(lit(1)).as("total"));
     return counts.join(totals, STEP).select(col(Cols.RUN_ID), col(Cols.STEP),
-        concat(lit("rollouts.status_share."), col(RolloutNodes.STATUS)).as(Metrics.NAME),
-        col("n").divide(col("total")).cast("double").as(Metrics.VALUE));
+        concat(lit("rollouts.status_share."), col(RolloutNodes.STATUS)).as(Metric.NAME),
+        col("n").divide(col("total")).cast("double").as(Metric.VALUE));
   }
 
   static Dataset<Row> children(Dataset<Row> nodes, Dataset<Row> references) {
@@ -177,8 +177,8 @@ public final class StepMetrics {
         .agg(count(lit(1)).as("roots"));
     Dataset<Row> scoredCount = roots.groupBy(col(Cols.RUN_ID), col(Cols.STEP)).agg(count(lit(1)).as("scored"));
     Dataset<Row> leftOut = allRoots.join(scoredCount, STEP, "left").select(col(Cols.RUN_ID), col(Cols.STEP),
-        lit("advantages.left_out_roots").as(Metrics.NAME),
-        col("roots").minus(coalesce(col("scored"), lit(0L))).cast("double").as(Metrics.VALUE));
+        lit("advantages.left_out_roots").as(Metric.NAME),
+        col("roots").minus(coalesce(col("scored"), lit(0L))).cast("double").as(Metric.VALUE));
     return scored.unionByName(leftOut);
   }
 
@@ -194,6 +194,6 @@ public final class StepMetrics {
       entries.add(col(alias));
     }
     Dataset<Row> wide = grouped.agg(aggs.getFirst(), aggs.subList(1, aggs.size()).toArray(new Column[0]));
-    return wide.select(col(Cols.RUN_ID), col(Cols.STEP), explode(map(entries.toArray(new Column[0]))).as(new String[] {Metrics.NAME, Metrics.VALUE}));
+    return wide.select(col(Cols.RUN_ID), col(Cols.STEP), explode(map(entries.toArray(new Column[0]))).as(new String[] {Metric.NAME, Metric.VALUE}));
   }
 }

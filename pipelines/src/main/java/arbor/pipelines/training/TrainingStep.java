@@ -20,11 +20,10 @@ import arbor.progress.Tally;
 import arbor.pipelines.progress.TaskCount;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.RolloutNodes;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
-import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +32,6 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 
 /**
  * One training step of a run, each phase a call into its stage, every result in Delta:
@@ -133,8 +131,8 @@ public final class TrainingStep {
             .unionByName(timings(queries.sparkSession(), step, version, seconds))
             .collectAsList());
         // sft files its figures (sft.*) under the run's step 0: a step replaces only its own.
-        warehouse.replaceWhere(Table.METRICS, Metrics.stepRows(runId, step),
-            queries.sparkSession().createDataFrame(metrics, Metrics.SCHEMA));
+        warehouse.replaceWhere(Table.METRICS, Metric.stepRows(runId, step),
+            queries.sparkSession().createDataFrame(metrics, Metric.SCHEMA));
       });
       // The checkpoint is the step's last write, its commit point: once version s + 1 exists,
       // every row of step s does too, and a resume starts after it. (So its own seconds are
@@ -142,7 +140,10 @@ public final class TrainingStep {
       timed(seconds, "checkpoint", () -> checkpoints.save(runId, step + 1, policy,
           AdamWStates.toOptimizerState(learner.optimizer().exportState()), new byte[0], Map.of()));
       Map<String, Double> figures = new LinkedHashMap<>();
-      for (Row m : metrics) figures.put(m.getAs(Metrics.NAME), m.getAs(Metrics.VALUE));
+      for (Row row : metrics) {
+        Metric m = Metric.of(row);
+        figures.put(m.name(), m.value());
+      }
       nodes.unpersist();
       rewards.unpersist();
       return new Report(step, version, figures, seconds);
@@ -170,11 +171,10 @@ public final class TrainingStep {
   }
 
   private Dataset<Row> timings(org.apache.spark.sql.SparkSession spark, long step, long version, Map<String, Double> seconds) {
-    Timestamp at = new Timestamp(System.currentTimeMillis());
-    List<Row> rows = new ArrayList<>();
-    seconds.forEach((phase, sec) -> rows.add(RowFactory.create(runId, step, "train.seconds_" + phase, sec, at)));
-    rows.add(RowFactory.create(runId, step, "train.policy_version", (double) version, at));
-    return spark.createDataFrame(rows, Metrics.SCHEMA);
+    Map<String, Double> figures = new LinkedHashMap<>();
+    seconds.forEach((phase, sec) -> figures.put("train.seconds_" + phase, sec));
+    figures.put("train.policy_version", (double) version);
+    return spark.createDataFrame(Metric.rows(runId, step, figures), Metric.SCHEMA);
   }
 
   private static void timed(Map<String, Double> seconds, String phase, Runnable r) {

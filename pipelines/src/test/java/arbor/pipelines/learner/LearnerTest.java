@@ -14,7 +14,7 @@ import arbor.policy.model.TinyModels;
 import arbor.policy.train.PolicyForward;
 import arbor.policy.train.ResponseSample;
 import arbor.tables.Cols;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.Samples;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -89,7 +89,7 @@ class LearnerTest {
       for (Row r : result.metrics().collectAsList()) {
         assertEquals("run", r.getString(0));
         assertEquals(3L, r.getLong(1));
-        logged.put(r.getString(r.fieldIndex(Metrics.NAME)), r.getDouble(r.fieldIndex(Metrics.VALUE)));
+        logged.put(r.getString(r.fieldIndex(Metric.NAME)), r.getDouble(r.fieldIndex(Metric.VALUE)));
       }
       for (String name : List.of("loss", "policy_loss", "kl", "clip_fraction", "mean_ratio",
           "entropy", "grad_norm", "tokens", "samples", "seconds")) {

@@ -13,7 +13,7 @@ import arbor.judge.JudgeSpec;
 import arbor.pipelines.judge.PapersForTests;
 import arbor.pipelines.judge.References;
 import arbor.pipelines.spark.TestSpark;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.RolloutNodes;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
@@ -59,7 +59,7 @@ class StepMetricsTest {
     Warehouse wh = new Warehouse(SPARK, TestSpark.WORK.resolve("wh-" + System.nanoTime()).toString());
     wh.replaceStep(Table.METRICS, "run", 3, StepMetrics.of(nodes, rewards, references, roots));
     Map<String, Double> m = new HashMap<>();
-    for (Row r : wh.read(Table.METRICS).collectAsList()) m.put(r.getAs(Metrics.NAME), r.getAs(Metrics.VALUE));
+    for (Row r : wh.read(Table.METRICS).collectAsList()) m.put(r.getAs(Metric.NAME), r.getAs(Metric.VALUE));
 
     assertEquals(5.0, m.get("judge.roots"));
     assertEquals(1.0, m.get("judge.infra_failures"));

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.e2e.TestEnv;
 import arbor.tables.Eval;
-import arbor.tables.Metrics;
+import arbor.tables.Metric;
 import arbor.tables.Rewards;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ class RunReportTest {
     }
     rows.add(RowFactory.create("run", 0L, "sft.loss.epoch_1", 2.0, AT));
     rows.add(RowFactory.create("run", 0L, "sft.loss.epoch_2", 1.5, AT));
-    return spark.createDataFrame(rows, Metrics.SCHEMA);
+    return spark.createDataFrame(rows, Metric.SCHEMA);
   }
 
   /** Two queries per step with two trees each: at step 1 one group's rewards are equal, at step 2 none. */

@@ -2,16 +2,21 @@ package arbor.tables;
 
 import static arbor.tables.Cols.*;
 
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code metrics}: named numbers per step (rollout, judge, advantage and learner figures). Key:
- * run_id, step, name. Names are dotted by phase: {@code rollouts.children_per_root},
+ * A row of {@code metrics}: a named number of a run's step (rollout, judge, advantage and learner
+ * figures). Key: run_id, step, name. Names are dotted by phase: {@code rollouts.children_per_root},
  * {@code judge.reward_mean}, {@code advantages.zero_variance_groups}, {@code learner.kl}, ...
  */
-public final class Metrics {
-  private Metrics() {}
+public record Metric(String runId, long step, String name, double value, Timestamp at) {
 
   public static final String NAME = "name";
   public static final String VALUE = "value";
@@ -40,4 +45,21 @@ public final class Metrics {
       .add(NAME, DataTypes.StringType, false)
       .add(VALUE, DataTypes.DoubleType, false)
       .add(AT, DataTypes.TimestampType, false);
+
+  public Row toRow() {
+    return RowFactory.create(runId, step, name, value, at);
+  }
+
+  public static Metric of(Row row) {
+    return new Metric(row.getAs(RUN_ID), row.<Long>getAs(STEP), row.getAs(NAME), row.<Double>getAs(VALUE),
+        row.getAs(AT));
+  }
+
+  /** The rows of {@code figures} (name to value) under one step, stamped now. */
+  public static List<Row> rows(String runId, long step, Map<String, Double> figures) {
+    Timestamp at = new Timestamp(System.currentTimeMillis());
+    List<Row> rows = new ArrayList<>();
+    figures.forEach((name, value) -> rows.add(new Metric(runId, step, name, value, at).toRow()));
+    return rows;
+  }
 }
