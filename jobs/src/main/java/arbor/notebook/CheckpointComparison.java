@@ -19,7 +19,7 @@ import arbor.policy.holder.RunCheckpoints;
 import arbor.synthesis.Queries;
 import arbor.tables.Checkpoints.Kind;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -199,10 +199,10 @@ public final class CheckpointComparison {
     Dataset<Row> nodes = Rollouts.nodes(rollouts.transform(tasks)).localCheckpoint();
     Dataset<Row> rewards = judge.transform(nodes, references);
     Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
-        .join(rewards.select(col(Cols.NODE_ID), col(Rewards.REWARD), col(Rewards.SPAN_F1)),
+        .join(rewards.select(col(Cols.NODE_ID), col(Reward.REWARD), col(Reward.SPAN_F1)),
             new String[] {Cols.NODE_ID}, "left")
         .select(col(Cols.QUERY_ID), col(Cols.SAMPLE), col(RolloutNodes.STATUS), col(RolloutNodes.FINAL_ANSWER),
-            col(Rewards.REWARD), col(Rewards.SPAN_F1));
+            col(Reward.REWARD), col(Reward.SPAN_F1));
     List<Answer> out = new ArrayList<>();
     for (Row r : roots.collectAsList()) {
       out.add(new Answer(r.getString(0), r.getInt(1), r.getString(2), r.getString(3), number(r, 4), number(r, 5)));

@@ -3,7 +3,7 @@ package arbor.notebook;
 import static org.apache.spark.sql.functions.col;
 
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import arbor.pipelines.warehouse.Table;
@@ -39,7 +39,7 @@ public final class TreeView {
     }
     Map<String, Double> rewards = new HashMap<>();
     if (nb.warehouse().exists(Table.REWARDS)) {
-      for (Row r : nb.table(Table.REWARDS).where(stepRows).select(Cols.NODE_ID, Rewards.REWARD).collectAsList()) {
+      for (Row r : nb.table(Table.REWARDS).where(stepRows).select(Cols.NODE_ID, Reward.REWARD).collectAsList()) {
         if (!r.isNullAt(1)) rewards.put(r.getString(0), r.getDouble(1));
       }
     }

@@ -376,7 +376,7 @@ class SftEvalEndToEndTest {
     assertTrue(good.<Double>getAs(Eval.REWARD) > 0, good.toString());
     assertTrue(good.<Long>getAs(Eval.LATENCY_MS) > 0 && good.<Long>getAs(Eval.GEN_TOKENS) > 0, good.toString());
     Row failed = rows.get("validation-q3");
-    assertEquals(arbor.tables.Rewards.INFRA_FAILURE, failed.getAs(Eval.STATUS), failed.toString());
+    assertEquals(arbor.tables.Reward.INFRA_FAILURE, failed.getAs(Eval.STATUS), failed.toString());
     assertTrue(Files.readString(report.resolve("report.html")).contains("<td>openai</td><td>validation</td>"));
   }
 

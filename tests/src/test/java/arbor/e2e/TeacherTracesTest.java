@@ -3,7 +3,7 @@ package arbor.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import arbor.pipelines.sft.TeacherTraces;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import java.util.ArrayList;
@@ -36,7 +36,7 @@ class TeacherTracesTest {
 
   private void reward(String tree, double spanF1) {
     rewards.add(RowFactory.create("run", 0L, tree + ":root", "q-" + tree, 0, 0.5, 5.0, 5.0, "r", "embedded",
-        spanF1, spanF1, spanF1, Rewards.OK, null));
+        spanF1, spanF1, spanF1, Reward.OK, null));
   }
 
   private static scala.collection.immutable.Seq<String> scala(List<String> l) {
@@ -63,7 +63,7 @@ class TeacherTracesTest {
     var spark = TestEnv.spark();
     Dataset<Row> n = spark.createDataFrame(nodes, RolloutNodes.SCHEMA);
     Dataset<Row> t = spark.createDataFrame(turns, RolloutTurns.SCHEMA);
-    Dataset<Row> r = spark.createDataFrame(rewards, Rewards.SCHEMA);
+    Dataset<Row> r = spark.createDataFrame(rewards, Reward.SCHEMA);
     TeacherTraces traces = new TeacherTraces();
     Dataset<Row> verdicts = traces.verdicts(n, t, r);
 

@@ -17,7 +17,7 @@ import arbor.rlm.runtime.SharedRuntimes;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import arbor.tables.Samples;
@@ -130,10 +130,10 @@ class TrainingStepEndToEndTest {
     List<Row> roots = s.nodes().stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null).toList();
     assertEquals(roots.size(), s.rewards().size(), "one reward per root, none per child");
     for (Row r : s.rewards()) {
-      assertEquals(Rewards.OK, r.getAs(Rewards.STATUS), String.valueOf(r));
-      double reward = r.getAs(Rewards.REWARD);
+      assertEquals(Reward.OK, r.getAs(Reward.STATUS), String.valueOf(r));
+      double reward = r.getAs(Reward.REWARD);
       assertTrue(reward >= 0 && reward <= 1, "reward " + reward);
-      assertEquals("embedded", r.getAs(Rewards.JUDGE));
+      assertEquals("embedded", r.getAs(Reward.JUDGE));
     }
     assertEquals((double) roots.size(), s.metrics().get("judge.roots"));
   }
@@ -144,7 +144,7 @@ class TrainingStepEndToEndTest {
     Step first = step(config, "run-s");
     assertTrue(first.nodes().stream().anyMatch(n -> n.<Integer>getAs(RolloutNodes.DEPTH) == 1), "the expert delegated");
     checkRewards(first);
-    assertTrue(first.rewards().stream().anyMatch(r -> r.<Double>getAs(Rewards.REWARD) > 0), "the expert found some evidence");
+    assertTrue(first.rewards().stream().anyMatch(r -> r.<Double>getAs(Reward.REWARD) > 0), "the expert found some evidence");
     // The expert has no token ids: no training samples, and the metrics still cover the step.
     assertEquals(0, first.samples().size());
     assertTrue(first.metrics().containsKey("rollouts.child_paper_f1"), first.metrics().keySet().toString());
@@ -222,21 +222,21 @@ class TrainingStepEndToEndTest {
       assertEquals(8, s.rewards().size(), "one row per root, the failed ones included");
       Map<String, Integer> outcomes = new HashMap<>();
       for (Row r : s.rewards()) {
-        String status = r.getAs(Rewards.STATUS);
-        if (status.equals(Rewards.OK)) {
-          assertEquals(0.8, r.<Double>getAs(Rewards.REWARD), 1e-12, "(6 + 10) / 20");
-          assertEquals("rubric", r.getAs(Rewards.JUDGE));
+        String status = r.getAs(Reward.STATUS);
+        if (status.equals(Reward.OK)) {
+          assertEquals(0.8, r.<Double>getAs(Reward.REWARD), 1e-12, "(6 + 10) / 20");
+          assertEquals("rubric", r.getAs(Reward.JUDGE));
           outcomes.merge("scored", 1, Integer::sum);
           continue;
         }
-        assertEquals(Rewards.JUDGE_ERROR, status, String.valueOf(r));
-        assertTrue(r.isNullAt(r.fieldIndex(Rewards.REWARD)), "a judge failure is not a zero reward");
-        String error = r.getAs(Rewards.ERROR);
+        assertEquals(Reward.JUDGE_ERROR, status, String.valueOf(r));
+        assertTrue(r.isNullAt(r.fieldIndex(Reward.REWARD)), "a judge failure is not a zero reward");
+        String error = r.getAs(Reward.ERROR);
         String what = List.of("request failed", "timeout: no reply within 2.0 s", "invalid reply: not JSON").stream()
             .filter(m -> error.contains("after 2 attempt(s): " + m)).findFirst().orElseThrow(() -> new AssertionError(error));
         outcomes.merge(what, 1, Integer::sum);
         // The span metrics need no judge.
-        assertFalse(r.isNullAt(r.fieldIndex(Rewards.SPAN_F1)), String.valueOf(r));
+        assertFalse(r.isNullAt(r.fieldIndex(Reward.SPAN_F1)), String.valueOf(r));
       }
       assertEquals(Math.min(4, behaviourOf.size()), outcomes.size(), "every behaviour was met: " + outcomes);
       int failed = 8 - outcomes.getOrDefault("scored", 0);

@@ -2,7 +2,7 @@ package arbor.judge;
 
 import arbor.synthesis.Evidence;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -15,13 +15,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * The executor side of the judge stage: one row per query ({@link #INPUT}: its question,
- * evidence, the group's noisy papers and the roots to judge) in, one {@link Rewards} row per root
+ * evidence, the group's noisy papers and the roots to judge) in, one {@link Reward} row per root
  * out. A root whose tree ended in an infrastructure failure is recorded as such without asking
  * the judge. An endpoint judge's calls run concurrently, bounded per JVM by
  * {@code judge.concurrency}; a judge that fails leaves a {@code judge_error} row, never a failed task.
@@ -114,12 +113,11 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
     int sample = root.getAs(Cols.SAMPLE);
     String infra = InfraFailure.of(root.getAs(POLICY), root.getAs(STATUS), root.getAs(ERROR), root.getList(root.fieldIndex(TREE_STATUSES)));
     if (infra != null) {
-      return RowFactory.create(runId, step, nodeId, queryId, sample, null, null, null, null, spec.judgeName(),
-          null, null, null, Rewards.INFRA_FAILURE, infra);
+      return Reward.failed(runId, step, nodeId, queryId, sample, spec.judgeName(), Reward.INFRA_FAILURE, infra).toRow();
     }
     if (base.evidence().isEmpty()) {
-      return RowFactory.create(runId, step, nodeId, queryId, sample, null, null, null, null, judge.name(),
-          null, null, null, Rewards.JUDGE_ERROR, "query " + queryId + " has no evidence in the queries table");
+      return Reward.failed(runId, step, nodeId, queryId, sample, judge.name(), Reward.JUDGE_ERROR,
+          "query " + queryId + " has no evidence in the queries table").toRow();
     }
     JudgeCase c = new JudgeCase(base.question(), base.evidence(), base.papers(), FinalAnswer.spans(root.getAs(FINAL_ANSWER)));
     AlignedCase aligned = AlignedCase.of(c);
@@ -131,8 +129,9 @@ public final class JudgeRoots implements MapPartitionsFunction<Row, Row> {
       // A judge must not throw; if one does, the row says so and the step goes on.
       v = Verdict.failed(judge.name() + " judge raised " + e);
     }
-    return RowFactory.create(runId, step, nodeId, queryId, sample, v.reward(), v.precision(), v.recall(), v.reasoning(),
-        judge.name(), span.precision(), span.recall(), span.f1(), v.ok() ? Rewards.OK : Rewards.JUDGE_ERROR, v.error());
+    return new Reward(runId, step, nodeId, queryId, sample, v.reward(), v.precision(), v.recall(), v.reasoning(),
+        judge.name(), span.precision(), span.recall(), span.f1(), v.ok() ? Reward.OK : Reward.JUDGE_ERROR, v.error())
+        .toRow();
   }
 
   /** The query's question, evidence and papers (no predicted spans yet). */

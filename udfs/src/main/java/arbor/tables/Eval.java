@@ -20,8 +20,8 @@ public final class Eval {
   /** The query's tier label ({@code singleton}, {@code focused}, {@code mid-range}, {@code wide-net}). */
   public static final String TIER = "tier";
   /** The judge's score of the root's answer. */
-  public static final String REWARD = Rewards.REWARD;
-  public static final String SPAN_F1 = Rewards.SPAN_F1;
+  public static final String REWARD = Reward.REWARD;
+  public static final String SPAN_F1 = Reward.SPAN_F1;
   /** Wall time of the whole tree. */
   public static final String LATENCY_MS = RolloutNodes.LATENCY_MS;
   /** Tokens generated over every node of the tree. */

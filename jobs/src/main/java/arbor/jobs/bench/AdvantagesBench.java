@@ -13,7 +13,7 @@ import arbor.conf.AdvantageSettings;
 import arbor.jobs.cli.Args;
 import arbor.jobs.cli.UsageError;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.Samples;
 import java.io.PrintStream;
@@ -142,8 +142,8 @@ final class AdvantagesBench implements Benchmark {
     Column reward = when(r.divide(8).cast("long").mod(10).equalTo(0), 0.5).otherwise(r.multiply(7919).plus(13).mod(11).divide(10.0));
     Column infra = r.mod(53).equalTo(7);
     return spark.range(trees).select(lit("bench").as(Cols.RUN_ID), lit(1L).as(Cols.STEP), concat(lit("r"), r).as(Cols.NODE_ID),
-        when(infra, lit(null).cast(DataTypes.DoubleType)).otherwise(reward).as(Rewards.REWARD),
-        when(infra, lit(Rewards.INFRA_FAILURE)).otherwise(lit(Rewards.OK)).as(Rewards.STATUS));
+        when(infra, lit(null).cast(DataTypes.DoubleType)).otherwise(reward).as(Reward.REWARD),
+        when(infra, lit(Reward.INFRA_FAILURE)).otherwise(lit(Reward.OK)).as(Reward.STATUS));
   }
 
   /** The fewest whole groups of 8 trees (at least 2) that hold {@code targetNodes} nodes or more. */

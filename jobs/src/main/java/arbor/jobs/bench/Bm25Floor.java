@@ -8,7 +8,7 @@ import arbor.judge.JudgeSpec;
 import arbor.pipelines.judge.References;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
@@ -78,7 +78,7 @@ final class Bm25Floor {
     Dataset<Row> nodes = w.read(Table.QUERIES).sparkSession().createDataFrame(roots, ROOTS);
     Map<String, Double> rewards = new TreeMap<>();
     for (Row r : new Judge(judge).transform(nodes, References.of(queries, groups, papers))
-        .select(Cols.QUERY_ID, Rewards.REWARD).collectAsList()) {
+        .select(Cols.QUERY_ID, Reward.REWARD).collectAsList()) {
       if (!r.isNullAt(1)) rewards.put(r.getString(0), r.getDouble(1));
     }
     return rewards;

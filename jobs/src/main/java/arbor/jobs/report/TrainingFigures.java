@@ -11,7 +11,7 @@ import static org.apache.spark.sql.functions.when;
 
 import arbor.tables.Cols;
 import arbor.tables.Metric;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,12 +75,12 @@ final class TrainingFigures {
 
   /** Mean ok reward per step, and the share of query groups (two or more ok rewards) whose rewards are all equal. */
   private static Dataset<Row> fromRewards(Dataset<Row> rewards) {
-    Dataset<Row> ok = rewards.where(col(Rewards.STATUS).equalTo(Rewards.OK));
-    Dataset<Row> reward = ok.groupBy(Cols.STEP).agg(avg(Rewards.REWARD).as("value"))
+    Dataset<Row> ok = rewards.where(col(Reward.STATUS).equalTo(Reward.OK));
+    Dataset<Row> reward = ok.groupBy(Cols.STEP).agg(avg(Reward.REWARD).as("value"))
         .select(lit(REWARD).as("name"), col(Cols.STEP), col("value"));
     // Equal rewards give every tree of the group a zero advantage: the group teaches nothing.
     Dataset<Row> flat = ok.groupBy(Cols.STEP, Cols.QUERY_ID)
-        .agg(count("*").as("n"), min(Rewards.REWARD).as("lo"), max(Rewards.REWARD).as("hi"))
+        .agg(count("*").as("n"), min(Reward.REWARD).as("lo"), max(Reward.REWARD).as("hi"))
         .where(col("n").geq(2))
         .groupBy(Cols.STEP).agg(avg(when(col("lo").equalTo(col("hi")), 1.0).otherwise(0.0)).as("value"))
         .select(lit("advantages.flat_group_share").as("name"), col(Cols.STEP), col("value"));

@@ -10,7 +10,7 @@ import static org.apache.spark.sql.functions.size;
 
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import arbor.tables.Samples;
@@ -94,9 +94,9 @@ final class RunTables {
     Map<String, StepTrees.Verdict> out = new HashMap<>();
     if (!warehouse.exists(Table.REWARDS)) return out;
     for (Row r : warehouse.read(Table.REWARDS).where(rows).collectAsList()) {
-      out.put(r.getAs(Cols.NODE_ID), new StepTrees.Verdict(r.getAs(Rewards.REWARD), r.getAs(Rewards.PRECISION),
-          r.getAs(Rewards.RECALL), r.getAs(Rewards.REASONING), r.getAs(Rewards.SPAN_F1), r.getAs(Rewards.JUDGE),
-          r.getAs(Rewards.STATUS), r.getAs(Rewards.ERROR)));
+      Reward v = Reward.of(r);
+      out.put(v.nodeId(), new StepTrees.Verdict(v.reward(), v.precision(), v.recall(), v.reasoning(), v.spanF1(),
+          v.judge(), v.status(), v.error()));
     }
     return out;
   }

@@ -18,7 +18,7 @@ import static org.apache.spark.sql.functions.when;
 
 import arbor.conf.AdvantageSettings;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.Samples;
 import org.apache.spark.sql.Column;
@@ -48,7 +48,7 @@ import org.apache.spark.sql.types.DataTypes;
  */
 public final class Advantages {
   /** Columns of {@link #rootAdvantages}. */
-  public static final String REWARD = Rewards.REWARD;
+  public static final String REWARD = Reward.REWARD;
   public static final String ADVANTAGE = Samples.ADVANTAGE;
   public static final String GROUP_SIZE = "group_size";
   public static final String FLAT = "flat";
@@ -72,8 +72,8 @@ public final class Advantages {
   public Dataset<Row> rootAdvantages(Dataset<Row> nodes, Dataset<Row> rewards) {
     Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.QUERY_ID), col(Cols.SAMPLE), col(Cols.NODE_ID).as(Cols.ROOT_ID));
-    Dataset<Row> scored = rewards.where(col(Rewards.STATUS).equalTo(lit(Rewards.OK)).and(col(Rewards.REWARD).isNotNull()))
-        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Rewards.REWARD));
+    Dataset<Row> scored = rewards.where(col(Reward.STATUS).equalTo(lit(Reward.OK)).and(col(Reward.REWARD).isNotNull()))
+        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Reward.REWARD));
     var group = Window.partitionBy(Cols.RUN_ID, Cols.STEP, Cols.QUERY_ID);
     Column n = count(lit(1)).over(group);
     Column flat = max(col(REWARD)).over(group).equalTo(min(col(REWARD)).over(group));

@@ -19,7 +19,7 @@ import arbor.pipelines.rollouts.Rollouts;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
@@ -133,9 +133,9 @@ public final class Evaluate {
         .select(col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Cols.QUERY_ID),
             col(Cols.SAMPLE), col(RolloutNodes.LATENCY_MS),
             col(RolloutNodes.STATUS).as("root_status"));
-    Dataset<Row> judged = rewards.select(col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Rewards.REWARD),
-        col(Rewards.SPAN_F1), col(Rewards.STATUS).as("judge_status"));
-    Column status = when(col("judge_status").isNotNull().and(col("judge_status").notEqual(Rewards.OK)),
+    Dataset<Row> judged = rewards.select(col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Reward.REWARD),
+        col(Reward.SPAN_F1), col(Reward.STATUS).as("judge_status"));
+    Column status = when(col("judge_status").isNotNull().and(col("judge_status").notEqual(Reward.OK)),
         col("judge_status")).otherwise(col("root_status"));
     return roots.join(shape, Cols.ROOT_ID).join(judged, new String[] {Cols.ROOT_ID}, "left")
         .join(queries.select(col(Queries.QUERY_ID), col(Queries.TIER)), Cols.QUERY_ID)

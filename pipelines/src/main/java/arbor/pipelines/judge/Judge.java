@@ -7,7 +7,7 @@ import static org.apache.spark.sql.functions.collect_list;
 import static org.apache.spark.sql.functions.struct;
 
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -47,6 +47,6 @@ public final class Judge {
     // One task per executor core: left to adaptive execution, a step's few hundred small rows are
     // coalesced into one task, and every root is judged on one core of one executor.
     int tasks = nodes.sparkSession().sparkContext().defaultParallelism();
-    return input.repartition(tasks).mapPartitions(new JudgeRoots(spec), Encoders.row(Rewards.SCHEMA));
+    return input.repartition(tasks).mapPartitions(new JudgeRoots(spec), Encoders.row(Reward.SCHEMA));
   }
 }

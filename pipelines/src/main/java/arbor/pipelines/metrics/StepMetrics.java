@@ -25,7 +25,7 @@ import arbor.judge.ChildScores;
 import arbor.judge.JudgeRoots;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -81,17 +81,17 @@ public final class StepMetrics {
   }
 
   static Dataset<Row> judge(Dataset<Row> rewards) {
-    Column ok = col(Rewards.STATUS).equalTo(lit(Rewards.OK));
+    Column ok = col(Reward.STATUS).equalTo(lit(Reward.OK));
     Map<String, Column> figures = new LinkedHashMap<>();
     figures.put("judge.roots", count(lit(1)));
-    figures.put("judge.reward_mean", avg(when(ok, col(Rewards.REWARD))));
-    figures.put("judge.precision_mean", avg(when(ok, col(Rewards.PRECISION))));
-    figures.put("judge.recall_mean", avg(when(ok, col(Rewards.RECALL))));
-    figures.put("judge.span_precision", avg(col(Rewards.SPAN_P)));
-    figures.put("judge.span_recall", avg(col(Rewards.SPAN_R)));
-    figures.put("judge.span_f1", avg(col(Rewards.SPAN_F1)));
-    figures.put("judge.errors", sum(when(col(Rewards.STATUS).equalTo(lit(Rewards.JUDGE_ERROR)), 1).otherwise(0)));
-    figures.put("judge.infra_failures", sum(when(col(Rewards.STATUS).equalTo(lit(Rewards.INFRA_FAILURE)), 1).otherwise(0)));
+    figures.put("judge.reward_mean", avg(when(ok, col(Reward.REWARD))));
+    figures.put("judge.precision_mean", avg(when(ok, col(Reward.PRECISION))));
+    figures.put("judge.recall_mean", avg(when(ok, col(Reward.RECALL))));
+    figures.put("judge.span_precision", avg(col(Reward.SPAN_P)));
+    figures.put("judge.span_recall", avg(col(Reward.SPAN_R)));
+    figures.put("judge.span_f1", avg(col(Reward.SPAN_F1)));
+    figures.put("judge.errors", sum(when(col(Reward.STATUS).equalTo(lit(Reward.JUDGE_ERROR)), 1).otherwise(0)));
+    figures.put("judge.infra_failures", sum(when(col(Reward.STATUS).equalTo(lit(Reward.INFRA_FAILURE)), 1).otherwise(0)));
     return longForm(rewards.groupBy(col(Cols.RUN_ID), col(Cols.STEP)), figures);
   }
 

@@ -3,7 +3,7 @@ package arbor.pipelines.sft;
 import static org.apache.spark.sql.functions.*;
 
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import org.apache.spark.sql.Column;
@@ -49,7 +49,7 @@ public final class TeacherTraces {
     Dataset<Row> roots = nodes.where(col(RolloutNodes.DEPTH).equalTo(0))
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Cols.QUERY_ID),
             col(RolloutNodes.STATUS))
-        .join(rewards.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Rewards.SPAN_F1)),
+        .join(rewards.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Reward.SPAN_F1)),
             new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}, "left")
         .join(worstTurn, new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}, "left");
     Column reason = when(col("turn_error").equalTo(1), lit(REPL_ERROR))
@@ -57,7 +57,7 @@ public final class TeacherTraces {
         .when(col("turn_error").equalTo(3), lit(FAILED_FINAL))
         .when(col(RolloutNodes.STATUS).notEqual("final"),
             concat(lit(NO_ANSWER + " (status "), col(RolloutNodes.STATUS), lit(")")))
-        .when(coalesce(col(Rewards.SPAN_F1), lit(0.0)).leq(0.0), lit(ZERO_F1));
+        .when(coalesce(col(Reward.SPAN_F1), lit(0.0)).leq(0.0), lit(ZERO_F1));
     return roots.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID), col(Cols.QUERY_ID), reason.as(REASON));
   }
 

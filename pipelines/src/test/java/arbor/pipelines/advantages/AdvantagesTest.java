@@ -11,7 +11,7 @@ import arbor.conf.AdvantageSettings;
 import arbor.conf.AdvantageSettings.Reduction;
 import arbor.pipelines.spark.TestSpark;
 import arbor.tables.Cols;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import arbor.tables.Samples;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
@@ -34,11 +34,11 @@ class AdvantagesTest {
 
   static Row reward(String nodeId, String queryId, int sample, Double reward, String status) {
     return RowFactory.create("run", 1L, nodeId, queryId, sample, reward, null, null, null, "embedded", null, null, null, status,
-        Rewards.OK.equals(status) ? null : "what happened");
+        Reward.OK.equals(status) ? null : "what happened");
   }
 
   static Dataset<Row> rewards(List<Row> rows) {
-    return SPARK.createDataFrame(rows, Rewards.SCHEMA);
+    return SPARK.createDataFrame(rows, Reward.SCHEMA);
   }
 
   /** The method's eight roots, one query, depth-1 trees with the given children per root. */
@@ -47,7 +47,7 @@ class AdvantagesTest {
     for (int g = 0; g < 8; g++) {
       String root = t.root("q1", g, "final", "djl", "[]");
       for (int c = 0; c < CHILDREN[g]; c++) t.child(root, c, "final", "child", "[]");
-      rewards.add(reward(root, "q1", g, REWARDS[g], Rewards.OK));
+      rewards.add(reward(root, "q1", g, REWARDS[g], Reward.OK));
     }
     return t;
   }
@@ -95,7 +95,7 @@ class AdvantagesTest {
     String a = t.root("q1", 0, "final", "djl", "[]");
     String b = t.root("q1", 1, "final", "djl", "[]");
     t.full(a, 4, 6);
-    List<Row> rewards = List.of(reward(a, "q1", 0, 1.0, Rewards.OK), reward(b, "q1", 1, 0.0, Rewards.OK));
+    List<Row> rewards = List.of(reward(a, "q1", 0, 1.0, Reward.OK), reward(b, "q1", 1, 0.0, Reward.OK));
     Dataset<Row> samples = new Advantages(TREE, 4).samples(t.nodes(SPARK), t.turns(SPARK), rewards(rewards)).cache();
     Dataset<Row> big = samples.where(col(Cols.ROOT_ID).equalTo(a));
     // 1 + 6 + 36 + 216 + 1296 = 1555 nodes; each level sums to weight 1: 5 in all.
@@ -118,7 +118,7 @@ class AdvantagesTest {
     t.child(a, 2, "final", "c", "[]");
     String f = t.child(c, 0, "final", "c", "[]");
     String other = t.root("q1", 1, "final", "djl", "[]");
-    List<Row> rewards = List.of(reward(r, "q1", 0, 0.8, Rewards.OK), reward(other, "q1", 1, 0.2, Rewards.OK));
+    List<Row> rewards = List.of(reward(r, "q1", 0, 0.8, Reward.OK), reward(other, "q1", 1, 0.2, Reward.OK));
     Dataset<Row> samples = new Advantages(TREE, 3).samples(t.nodes(SPARK), t.turns(SPARK), rewards(rewards));
     Map<String, Double> w = new HashMap<>();
     for (Row s : samples.collectAsList()) w.put(s.getString(2) + "#" + s.getInt(3), s.<Double>getAs(Samples.WEIGHT));
@@ -135,7 +135,7 @@ class AdvantagesTest {
   void allEqualRewardsGiveZeroAdvantageAndTheGroupIsMarkedFlat() {
     Trees t = new Trees("run", 1, 1);
     List<Row> rewards = new ArrayList<>();
-    for (int g = 0; g < 4; g++) rewards.add(reward(t.root("q2", g, "final", "djl", "[]"), "q2", g, 0.5, Rewards.OK));
+    for (int g = 0; g < 4; g++) rewards.add(reward(t.root("q2", g, "final", "djl", "[]"), "q2", g, 0.5, Reward.OK));
     Dataset<Row> roots = new Advantages(TREE, 1).rootAdvantages(t.nodes(SPARK), rewards(rewards));
     for (Row r : roots.collectAsList()) {
       assertEquals(0.0, r.<Double>getAs(Advantages.ADVANTAGE));
@@ -149,7 +149,7 @@ class AdvantagesTest {
     Trees t = new Trees("run", 1, 1);
     String lost = t.root("q4", 0, "final", "djl", "[]");
     String alone = t.root("q4", 1, "final", "djl", "[]");
-    List<Row> rewards = List.of(reward(lost, "q4", 0, null, Rewards.INFRA_FAILURE), reward(alone, "q4", 1, 0.7, Rewards.OK));
+    List<Row> rewards = List.of(reward(lost, "q4", 0, null, Reward.INFRA_FAILURE), reward(alone, "q4", 1, 0.7, Reward.OK));
     List<Row> roots = new Advantages(TREE, 1).rootAdvantages(t.nodes(SPARK), rewards(rewards)).collectAsList();
     assertEquals(1, roots.size());
     assertEquals(0.0, roots.getFirst().<Double>getAs(Advantages.ADVANTAGE));
@@ -165,9 +165,9 @@ class AdvantagesTest {
     String a = t.root("q3", 2, "final", "djl", "[]");
     String b = t.root("q3", 3, "final", "djl", "[]");
     String c = t.root("q3", 4, "final", "djl", "[]");
-    List<Row> rewards = List.of(reward(lost, "q3", 0, null, Rewards.INFRA_FAILURE),
-        reward(judgeFailed, "q3", 1, null, Rewards.JUDGE_ERROR),
-        reward(a, "q3", 2, 1.0, Rewards.OK), reward(b, "q3", 3, 0.0, Rewards.OK), reward(c, "q3", 4, 0.5, Rewards.OK));
+    List<Row> rewards = List.of(reward(lost, "q3", 0, null, Reward.INFRA_FAILURE),
+        reward(judgeFailed, "q3", 1, null, Reward.JUDGE_ERROR),
+        reward(a, "q3", 2, 1.0, Reward.OK), reward(b, "q3", 3, 0.0, Reward.OK), reward(c, "q3", 4, 0.5, Reward.OK));
     Dataset<Row> samples = new Advantages(TREE, 1).samples(t.nodes(SPARK), t.turns(SPARK), rewards(rewards));
     Map<String, Double> adv = new HashMap<>();
     for (Row r : samples.collectAsList()) adv.put(r.getString(2), r.<Double>getAs(Samples.ADVANTAGE));
@@ -200,7 +200,7 @@ class AdvantagesTest {
     Trees t = new Trees("run", 1, 3);
     String r = t.root("q1", 0, "final", "djl", "[]");
     String o = t.root("q1", 1, "final", "djl", "[]");
-    List<Row> rewards = List.of(reward(r, "q1", 0, 1.0, Rewards.OK), reward(o, "q1", 1, 0.0, Rewards.OK));
+    List<Row> rewards = List.of(reward(r, "q1", 0, 1.0, Reward.OK), reward(o, "q1", 1, 0.0, Reward.OK));
     List<Row> samples = new Advantages(TREE, 1).samples(t.nodes(SPARK), t.turns(SPARK), rewards(rewards))
         .where(col(Cols.NODE_ID).equalTo(r)).orderBy(Cols.TURN).collectAsList();
     assertEquals(3, samples.size());
@@ -218,7 +218,7 @@ class AdvantagesTest {
     Trees t = new Trees("run", 1, 1);
     String r = t.root("q1", 0, "final", "djl", "[]");
     t.child(t.child(r, 0, "final", "c", "[]"), 0, "final", "c", "[]");
-    List<Row> rewards = List.of(reward(r, "q1", 0, 1.0, Rewards.OK));
+    List<Row> rewards = List.of(reward(r, "q1", 0, 1.0, Reward.OK));
     Exception e = assertThrows(Exception.class,
         () -> new Advantages(TREE, 1).samples(t.nodes(SPARK), t.turns(SPARK), rewards(rewards)).collectAsList());
     assertTrue(String.valueOf(e.getMessage()).contains("node q1/s0.0.0 is at depth 2, deeper than the 1 levels weighed"), e.getMessage());

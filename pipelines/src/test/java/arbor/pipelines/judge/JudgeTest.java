@@ -10,7 +10,7 @@ import arbor.conf.JudgeSettings;
 import arbor.conf.JudgeSettings.RubricSettings;
 import arbor.conf.JudgeSettings.RubricSettings.ResponseFormat;
 import arbor.pipelines.spark.TestSpark;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.OutputStream;
@@ -118,24 +118,24 @@ class JudgeTest {
         PapersForTests.groups(SPARK), PapersForTests.papers(SPARK));
     Dataset<Row> rewards = new Judge(JudgeSpec.resolve(settings(JudgeSettings.Kind.EMBEDDED, null), Map.of()))
         .transform(t.nodes(SPARK), references);
-    assertEquals(Rewards.SCHEMA, rewards.schema());
+    assertEquals(Reward.SCHEMA, rewards.schema());
     Map<String, Row> r = byNode(rewards);
     // Six roots, no child.
     assertEquals(6, r.size());
-    assertEquals(1.0, r.get(exact).<Double>getAs(Rewards.REWARD), 1e-12);
-    assertEquals(1.0, r.get(exact).<Double>getAs(Rewards.SPAN_F1), 1e-12);
-    assertEquals("embedded", r.get(exact).getAs(Rewards.JUDGE));
-    assertEquals(0.0, r.get(empty).<Double>getAs(Rewards.REWARD));
-    assertEquals(Rewards.OK, r.get(empty).getAs(Rewards.STATUS));
-    assertEquals(0.0, r.get(modelError).<Double>getAs(Rewards.REWARD));
+    assertEquals(1.0, r.get(exact).<Double>getAs(Reward.REWARD), 1e-12);
+    assertEquals(1.0, r.get(exact).<Double>getAs(Reward.SPAN_F1), 1e-12);
+    assertEquals("embedded", r.get(exact).getAs(Reward.JUDGE));
+    assertEquals(0.0, r.get(empty).<Double>getAs(Reward.REWARD));
+    assertEquals(Reward.OK, r.get(empty).getAs(Reward.STATUS));
+    assertEquals(0.0, r.get(modelError).<Double>getAs(Reward.REWARD));
     for (String infra : List.of(lost, silent)) {
-      assertEquals(Rewards.INFRA_FAILURE, r.get(infra).getAs(Rewards.STATUS), infra);
-      assertNull(r.get(infra).getAs(Rewards.REWARD));
+      assertEquals(Reward.INFRA_FAILURE, r.get(infra).getAs(Reward.STATUS), infra);
+      assertNull(r.get(infra).getAs(Reward.REWARD));
     }
-    assertEquals("1 node(s) of the tree ended in an infrastructure failure {sandbox_lost=1}", r.get(lost).getAs(Rewards.ERROR));
-    assertTrue(r.get(silent).<String>getAs(Rewards.ERROR).startsWith("the openai endpoint never answered"));
-    assertEquals(Rewards.JUDGE_ERROR, r.get(unknown).getAs(Rewards.STATUS));
-    assertEquals("query q9 has no evidence in the queries table", r.get(unknown).getAs(Rewards.ERROR));
+    assertEquals("1 node(s) of the tree ended in an infrastructure failure {sandbox_lost=1}", r.get(lost).getAs(Reward.ERROR));
+    assertTrue(r.get(silent).<String>getAs(Reward.ERROR).startsWith("the openai endpoint never answered"));
+    assertEquals(Reward.JUDGE_ERROR, r.get(unknown).getAs(Reward.STATUS));
+    assertEquals("query q9 has no evidence in the queries table", r.get(unknown).getAs(Reward.ERROR));
   }
 
   @Test
@@ -154,18 +154,18 @@ class JudgeTest {
       assertEquals(4, r.size());
       Row fine = r.get(rootOf.get("fine"));
       // (6 + 10) / 20 = 0.8
-      assertEquals(0.8, fine.<Double>getAs(Rewards.REWARD), 1e-12);
-      assertEquals("rubric", fine.getAs(Rewards.JUDGE));
-      assertEquals("covers it, with padding", fine.getAs(Rewards.REASONING));
+      assertEquals(0.8, fine.<Double>getAs(Reward.REWARD), 1e-12);
+      assertEquals("rubric", fine.getAs(Reward.JUDGE));
+      assertEquals("covers it, with padding", fine.getAs(Reward.REASONING));
       Map<String, String> expected = Map.of("errors", "request failed", "slow", "timeout: no reply within 3.0 s",
           "garbage", "invalid reply: not JSON");
       expected.forEach((q, what) -> {
         Row row = r.get(rootOf.get(q));
-        assertEquals(Rewards.JUDGE_ERROR, row.getAs(Rewards.STATUS), q);
-        assertNull(row.getAs(Rewards.REWARD), q);
-        assertTrue(row.<String>getAs(Rewards.ERROR).contains("after 2 attempt(s): " + what), row.<String>getAs(Rewards.ERROR));
+        assertEquals(Reward.JUDGE_ERROR, row.getAs(Reward.STATUS), q);
+        assertNull(row.getAs(Reward.REWARD), q);
+        assertTrue(row.<String>getAs(Reward.ERROR).contains("after 2 attempt(s): " + what), row.<String>getAs(Reward.ERROR));
         // The span metrics need no judge: they are there even when the judge failed.
-        assertEquals(1.0, row.<Double>getAs(Rewards.SPAN_F1), 1e-9, q);
+        assertEquals(1.0, row.<Double>getAs(Reward.SPAN_F1), 1e-9, q);
       });
     } finally {
       server.stop(0);
@@ -193,7 +193,7 @@ class JudgeTest {
       assertTrue(rewards.rdd().getNumPartitions() > 1, "the judge ran in one task: the bound across tasks is untested");
       Map<String, Row> r = byNode(rewards);
       assertEquals(16, r.size());
-      for (Row row : r.values()) assertEquals(Rewards.OK, row.getAs(Rewards.STATUS), String.valueOf(row));
+      for (Row row : r.values()) assertEquals(Reward.OK, row.getAs(Reward.STATUS), String.valueOf(row));
       assertEquals(2, MOST_IN_FLIGHT.get(), "calls in flight at once");
     } finally {
       server.stop(0);

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import arbor.e2e.TestEnv;
 import arbor.tables.Eval;
 import arbor.tables.Metric;
-import arbor.tables.Rewards;
+import arbor.tables.Reward;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -59,10 +59,10 @@ class RunReportTest {
     for (int s = 0; s < 2; s++) {
       for (int i = 0; i < 4; i++) {
         rows.add(RowFactory.create("run", s + 1L, "n" + s + i, "q" + i / 2, i % 2, byStep[s][i], null, null, null,
-            "rubric", null, null, null, Rewards.OK, null));
+            "rubric", null, null, null, Reward.OK, null));
       }
     }
-    return spark.createDataFrame(rows, Rewards.SCHEMA);
+    return spark.createDataFrame(rows, Reward.SCHEMA);
   }
 
   /**

@@ -2,16 +2,30 @@ package arbor.tables;
 
 import static arbor.tables.Cols.*;
 
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code rewards}: one row per root (children are never judged). Key: run_id, step, node_id.
+ * A row of {@code rewards}: one per root (children are never judged). Key: run_id, step, node_id.
  * {@code reward} is null unless {@code status} is ok: a judge that failed after its retries, or a
  * tree that ended in an infrastructure failure, is recorded as such and is never a zero reward.
+ *
+ * @param reward the judge's reward in [0, 1]; null unless ok
+ * @param precision the judge's 1-10 precision score (or its embedded equivalent), as given
+ * @param recall the same for recall
+ * @param reasoning the judge's words, when it gives any
+ * @param judge which judge: rubric or embedded
+ * @param spanP character-span precision against the ground truth located in the paper text
+ * @param spanR character-span recall
+ * @param spanF1 their F1
+ * @param status {@link #OK}, {@link #JUDGE_ERROR} or {@link #INFRA_FAILURE}
+ * @param error what failed, when something did
  */
-public final class Rewards {
-  private Rewards() {}
+public record Reward(String runId, long step, String nodeId, String queryId, int sample, Double reward,
+    Double precision, Double recall, String reasoning, String judge, Double spanP, Double spanR, Double spanF1,
+    String status, String error) {
 
   public static final String REWARD = "reward";
   /** The judge's 1-10 scores (the rubric judge) or their embedded equivalents, as given. */
@@ -48,4 +62,23 @@ public final class Rewards {
       .add(SPAN_F1, DataTypes.DoubleType, true)
       .add(STATUS, DataTypes.StringType, false)
       .add(ERROR, DataTypes.StringType, true);
+
+  /** A root that has no reward: {@code status} says why ({@link #JUDGE_ERROR} or {@link #INFRA_FAILURE}). */
+  public static Reward failed(String runId, long step, String nodeId, String queryId, int sample, String judge,
+      String status, String error) {
+    return new Reward(runId, step, nodeId, queryId, sample, null, null, null, null, judge, null, null, null, status,
+        error);
+  }
+
+  public Row toRow() {
+    return RowFactory.create(runId, step, nodeId, queryId, sample, reward, precision, recall, reasoning, judge, spanP,
+        spanR, spanF1, status, error);
+  }
+
+  public static Reward of(Row row) {
+    return new Reward(row.getAs(RUN_ID), row.<Long>getAs(STEP), row.getAs(NODE_ID), row.getAs(QUERY_ID),
+        row.<Integer>getAs(SAMPLE), row.getAs(REWARD), row.getAs(PRECISION), row.getAs(RECALL), row.getAs(REASONING),
+        row.getAs(JUDGE), row.getAs(SPAN_P), row.getAs(SPAN_R), row.getAs(SPAN_F1), row.getAs(STATUS),
+        row.getAs(ERROR));
+  }
 }
