@@ -2,11 +2,11 @@ package arbor.notebook;
 
 import static org.apache.spark.sql.functions.col;
 
+import arbor.pipelines.warehouse.Table;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
-import arbor.pipelines.warehouse.Table;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

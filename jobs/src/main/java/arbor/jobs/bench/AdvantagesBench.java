@@ -8,10 +8,10 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
-import arbor.pipelines.advantages.Advantages;
 import arbor.conf.AdvantageSettings;
 import arbor.jobs.cli.Args;
 import arbor.jobs.cli.UsageError;
+import arbor.pipelines.advantages.Advantages;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;

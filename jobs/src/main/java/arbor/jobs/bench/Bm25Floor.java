@@ -3,15 +3,15 @@ package arbor.jobs.bench;
 import static org.apache.spark.sql.functions.col;
 
 import arbor.jobs.bench.rlm.Bm25Paragraphs;
-import arbor.pipelines.judge.Judge;
 import arbor.judge.JudgeSpec;
+import arbor.pipelines.judge.Judge;
 import arbor.pipelines.judge.References;
+import arbor.pipelines.warehouse.Table;
+import arbor.pipelines.warehouse.Warehouse;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
-import arbor.pipelines.warehouse.Table;
-import arbor.pipelines.warehouse.Warehouse;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;

@@ -3,12 +3,12 @@ package arbor.jobs.report;
 import static org.apache.spark.sql.functions.col;
 
 import arbor.pipelines.eval.Evaluate;
+import arbor.pipelines.warehouse.Table;
+import arbor.pipelines.warehouse.Warehouse;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
 import arbor.tables.Metric;
-import arbor.pipelines.warehouse.Table;
-import arbor.pipelines.warehouse.Warehouse;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;

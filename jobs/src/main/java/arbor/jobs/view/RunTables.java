@@ -8,14 +8,14 @@ import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.size;
 
+import arbor.pipelines.warehouse.Table;
+import arbor.pipelines.warehouse.Warehouse;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
 import arbor.tables.RolloutNodes;
 import arbor.tables.RolloutTurns;
 import arbor.tables.Samples;
-import arbor.pipelines.warehouse.Table;
-import arbor.pipelines.warehouse.Warehouse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -20,9 +20,9 @@ import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
-import arbor.pipelines.advantages.Advantages;
 import arbor.judge.ChildScores;
 import arbor.judge.JudgeRoots;
+import arbor.pipelines.advantages.Advantages;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
 import arbor.tables.Reward;

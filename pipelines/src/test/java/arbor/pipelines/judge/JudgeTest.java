@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import arbor.pipelines.advantages.Trees;
 import arbor.conf.JudgeSettings;
 import arbor.conf.JudgeSettings.RubricSettings;
 import arbor.conf.JudgeSettings.RubricSettings.ResponseFormat;
+import arbor.pipelines.advantages.Trees;
 import arbor.pipelines.spark.TestSpark;
 import arbor.tables.Reward;
 import com.fasterxml.jackson.databind.ObjectMapper;
