@@ -48,6 +48,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -98,7 +99,7 @@ final class LearningBench implements Benchmark {
 
   @Override
   public Map<String, Object> run(BenchContext ctx) throws Exception {
-    Args args = Args.parse(WHO, ctx.args(), Set.of(), Set.of("steps", "queries-per-step", "samples", "eval-samples",
+    Args args = Args.parse(WHO, ctx.args(), Set.of("resume"), Set.of("steps", "queries-per-step", "samples", "eval-samples",
         "eval-every", "split", "tag", "k", "replicates"));
     if (!args.positionals().isEmpty()) throw new UsageError(WHO + ": unexpected argument(s) " + args.positionals());
     int steps = positive(args, "steps", 3);
@@ -108,6 +109,8 @@ final class LearningBench implements Benchmark {
     int evalEvery = positive(args, "eval-every", steps);
     int k = positive(args, "k", 3);
     int replicates = positive(args, "replicates", 1);
+    // A run of this tag that stopped part way (killed, out of memory) goes on from what it finished.
+    boolean resume = args.flag("resume");
     String tag = args.value("tag").orElse(LocalDateTime.now().format(DateTimeFormatter.ofPattern("MMdd-HHmmss")));
     ArborConfig c = ctx.config();
     if (c.policy().djl().modelDir() == null || c.policy().djl().modelDir().isBlank()) {
@@ -155,7 +158,7 @@ final class LearningBench implements Benchmark {
       try (JobContext sub = new JobContext(job.job(), initial, List.of(), out)) {
         student = DemoJob.student(sub, WHO + of, 4, PHASES);
       }
-      reps.add(trainAndScore(job, store, initial, rep, name, of, i, split, evalSamples, points, start));
+      reps.add(trainAndScore(job, store, initial, rep, name, of, i, split, evalSamples, points, start, resume));
     }
 
     out.printf("== %s 8/%d: held-out evaluation of the floor and the teacher on the %s split, %d samples per query,"
@@ -165,7 +168,7 @@ final class LearningBench implements Benchmark {
     out.printf(Locale.ROOT, "%s: bm25 top-%d paragraphs: %d queries judged, mean %.4f%n", WHO, k, bm25.size(),
         bm25Score.mean());
     Scored expertScore = score(job, new Evaluate(evalExpert, null, ApiKeys.read(evalExpert, System.getenv())),
-        PolicyKind.SCRIPTED, "expert", expertRun, 0, split);
+        PolicyKind.SCRIPTED, "expert", expertRun, 0, split, resume);
     elapsed(out, start, "eval expert");
 
     Map<String, Object> figures = new LinkedHashMap<>();
@@ -317,28 +320,35 @@ final class LearningBench implements Benchmark {
 
   /**
    * Phases 5-8 for one replicate: SFT from the student in {@code initial}'s folder, both GRPO arms
-   * from its step-0 checkpoint, their held-out curve.
+   * from its step-0 checkpoint, their held-out curve. With {@code resume}, an SFT checkpoint on
+   * record is kept, an arm goes on from its latest checkpoint, and an evaluation on record is
+   * read, not run again (each is written in one commit, so one on record is whole).
    */
   private Replicate trainAndScore(JobContext job, CheckpointStore store, ArborConfig initial, ArborConfig tree,
-      String name, String of, int index, String split, int evalSamples, List<Long> points, long start)
-      throws Exception {
+      String name, String of, int index, String split, int evalSamples, List<Long> points, long start,
+      boolean resume) throws Exception {
     PrintStream out = job.out();
     String sftRun = name + "-sft";
     String rlRun = name + "-rl";
     String unRun = name + "-unnorm";
     out.printf("== %s 5/%d%s: sft (the scripted expert on the sft split) under run %s%n", WHO, PHASES, of, sftRun);
-    job(new SftJob(), job, initial, "--run", sftRun);
+    if (resume && store.latest(sftRun).isPresent()) {
+      out.printf("%s: --resume: run %s has its SFT checkpoint; kept%n", WHO, sftRun);
+    } else {
+      job(new SftJob(), job, initial, "--run", sftRun);
+    }
     Checkpoint sft = store.load(sftRun, 0);
     for (String run : List.of(rlRun, unRun)) {
+      if (resume && store.latest(run).isPresent()) continue;
       store.save(new Checkpoint(run, 0, sft.weights(), sft.optimizer(), sft.rng(), sft.files()));
     }
     elapsed(out, start, "sft" + of);
 
     out.printf("== %s 6/%d%s: GRPO, the tree objective (1/k child weights), run %s%n", WHO, PHASES, of, rlRun);
-    job(new TrainJob(), job, tree, "--run", rlRun);
+    job(new TrainJob(), job, tree, train(rlRun, resume));
     elapsed(out, start, "grpo (tree)" + of);
     out.printf("== %s 7/%d%s: GRPO, the unnormalised objective (token_mean), run %s%n", WHO, PHASES, of, unRun);
-    job(new TrainJob(), job, unnormalised(tree), "--run", unRun);
+    job(new TrainJob(), job, unnormalised(tree), train(unRun, resume));
     elapsed(out, start, "grpo (token_mean)" + of);
 
     out.printf("== %s 8/%d%s: held-out evaluation of the students on the %s split, %d samples per query, the same"
@@ -347,14 +357,14 @@ final class LearningBench implements Benchmark {
     ArborConfig evalDjl = tree.withRollouts(new RolloutSettings(PolicyKind.DJL, evalSamples, r.treesPerTask(),
         r.maxInfraFailureFraction(), r.sandbox()));
     Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), ApiKeys.read(evalDjl, System.getenv()));
-    Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split);
+    Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split, resume);
     elapsed(out, start, "eval sft" + of);
     Map<Long, Scored> rlCurve = new TreeMap<>(Map.of(0L, sftScore));
     Map<Long, Scored> unCurve = new TreeMap<>(Map.of(0L, sftScore));
     for (long step : points) {
       if (step == 0) continue;
-      rlCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (tree)", rlRun, step, split));
-      unCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (token_mean)", unRun, step, split));
+      rlCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (tree)", rlRun, step, split, resume));
+      unCurve.put(step, score(job, evaluate, PolicyKind.DJL, "rl (token_mean)", unRun, step, split, resume));
       elapsed(out, start, "eval step " + step + of);
     }
     return new Replicate(index, tree.setup().student().seed(), sftRun, rlRun, unRun, rlCurve, unCurve,
@@ -466,15 +476,28 @@ final class LearningBench implements Benchmark {
     return test > 0 ? SplitPlan.TEST : SplitPlan.VALIDATION;
   }
 
+  /** The train job's arguments for {@code run}: with {@code resume}, it goes on from its latest checkpoint. */
+  private static String[] train(String run, boolean resume) {
+    return resume ? new String[] {"--run", run, "--resume"} : new String[] {"--run", run};
+  }
+
   private static Scored score(JobContext job, Evaluate evaluate, PolicyKind policy, String label, String run, long step,
-      String split) {
+      String split, boolean resume) {
     Warehouse w = job.warehouse();
-    Evaluate.Written written = evaluate.evaluate(w, run, step, step, split);
+    Column mine = col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
+        .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split));
+    long trees;
+    if (resume && w.exists(Table.EVAL) && !w.read(Table.EVAL).where(mine).isEmpty()) {
+      trees = w.read(Table.EVAL).where(mine).count();
+      job.out().printf("%s: --resume: %s (run %s step %d) is evaluated on record; read, not run again%n", WHO, label,
+          run, step);
+    } else {
+      trees = evaluate.evaluate(w, run, step, step, split).trees();
+    }
     Map<String, Double> perQuery = new TreeMap<>();
     long unjudged = 0;
     int unscored = 0;
-    for (Row row : w.read(Table.EVAL).where(col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
-            .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split)))
+    for (Row row : w.read(Table.EVAL).where(mine)
         .groupBy(Cols.QUERY_ID)
         .agg(avg(Eval.REWARD), count(when(col(Eval.REWARD).isNull(), 1)))
         .collectAsList()) {
@@ -484,9 +507,9 @@ final class LearningBench implements Benchmark {
       else perQuery.put(row.getString(0), row.getDouble(1));
     }
     job.out().printf(Locale.ROOT, "%s: %s (run %s step %d): %d trees (%d unjudged), %d queries scored (%d not),"
-        + " mean %.4f%n", WHO, label, run, step, written.trees(), unjudged, perQuery.size(), unscored,
+        + " mean %.4f%n", WHO, label, run, step, trees, unjudged, perQuery.size(), unscored,
         perQuery.values().stream().mapToDouble(d -> d).average().orElse(0));
-    return new Scored(label, run, step, perQuery, written.trees(), unjudged, unscored);
+    return new Scored(label, run, step, perQuery, trees, unjudged, unscored);
   }
 
   /**
