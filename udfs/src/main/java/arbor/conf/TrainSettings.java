@@ -30,6 +30,11 @@ public record TrainSettings(int steps, int queriesPerStep, int evalEvery, int pr
     if (seed == null) throw new IllegalArgumentException("train.seed must be a string (empty: the run id)");
   }
 
+  /** The same loop with another query order and tree seeds. */
+  public TrainSettings withSeed(String other) {
+    return new TrainSettings(steps, queriesPerStep, evalEvery, progressSeconds, other);
+  }
+
   /** The key of run {@code runId}'s query order and tree seeds. */
   public String seedKey(String runId) {
     return seed.isEmpty() ? runId : seed;

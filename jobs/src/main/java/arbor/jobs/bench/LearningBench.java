@@ -40,6 +40,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +49,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -282,9 +284,9 @@ final class LearningBench implements Benchmark {
       figures.put("student_seeds", reps.stream().map(Replicate::studentSeed).toList());
       figures.put("rl_minus_sft_replicates", rounded(rlSft.perReplicate()));
       figures.put("unnormalised_minus_sft_replicates", rounded(unSft.perReplicate()));
-      figures.put("ci95_rl_minus_sft_replicates", java.util.Arrays.asList(round(rlSft.low()), round(rlSft.high())));
-      figures.put("ci95_unnormalised_minus_sft_replicates", java.util.Arrays.asList(round(unSft.low()), round(unSft.high())));
-      figures.put("ci95_rl_minus_unnormalised_replicates", java.util.Arrays.asList(round(rlUn.low()), round(rlUn.high())));
+      figures.put("ci95_rl_minus_sft_replicates", interval(rlSft.low(), rlSft.high()));
+      figures.put("ci95_unnormalised_minus_sft_replicates", interval(unSft.low(), unSft.high()));
+      figures.put("ci95_rl_minus_unnormalised_replicates", interval(rlUn.low(), rlUn.high()));
     }
     figures.put("unjudged_trees", measured.stream().mapToLong(Scored::unjudgedTrees).sum());
     figures.put("curve_steps", new ArrayList<>(rlCurve.keySet()));
@@ -305,7 +307,7 @@ final class LearningBench implements Benchmark {
     TrainSettings t = c.train();
     return c.withSetup(c.setup().withStudent(c.setup().student().withSeed(c.setup().student().seed() + i)))
         .withSft(c.sft().withSeed(c.sft().seed() + i))
-        .withTrain(new TrainSettings(t.steps(), t.queriesPerStep(), t.evalEvery(), t.progressSeconds(), t.seed() + "-r" + i));
+        .withTrain(t.withSeed(t.seed() + "-r" + i));
   }
 
   /**
@@ -486,9 +488,8 @@ final class LearningBench implements Benchmark {
     Warehouse w = job.warehouse();
     Column mine = col(Cols.RUN_ID).equalTo(run).and(col(Cols.STEP).equalTo(step))
         .and(col(Eval.POLICY).equalTo(policy.key())).and(col(Eval.SPLIT).equalTo(split));
-    long trees;
-    if (resume && w.exists(Table.EVAL) && !w.read(Table.EVAL).where(mine).isEmpty()) {
-      trees = w.read(Table.EVAL).where(mine).count();
+    long trees = resume && w.exists(Table.EVAL) ? w.read(Table.EVAL).where(mine).count() : 0;
+    if (trees > 0) {
       job.out().printf("%s: --resume: %s (run %s step %d) is evaluated on record; read, not run again%n", WHO, label,
           run, step);
     } else {
@@ -549,7 +550,12 @@ final class LearningBench implements Benchmark {
   }
 
   private static List<Double> interval(PairedComparison.Result r) {
-    return java.util.Arrays.asList(round(r.low()), round(r.high()));
+    return interval(r.low(), r.high());
+  }
+
+  /** [low, high] rounded for JSON; a bound that could not be measured is null. */
+  private static List<Double> interval(double low, double high) {
+    return Arrays.asList(round(low), round(high));
   }
 
   /** The held-out curves of both arms, with the expert and BM25 as flat lines across them. */
@@ -592,13 +598,13 @@ final class LearningBench implements Benchmark {
   }
 
   private static void printReplicated(PrintStream out, String name, PairedComparison.Replicated r) {
-    String each = java.util.Arrays.stream(r.perReplicate()).mapToObj(d -> String.format(Locale.ROOT, "%+.4f", d))
-        .collect(java.util.stream.Collectors.joining(" "));
+    String each = Arrays.stream(r.perReplicate()).mapToObj(d -> String.format(Locale.ROOT, "%+.4f", d))
+        .collect(Collectors.joining(" "));
     out.printf(Locale.ROOT, "%-17s | %-30s | [%+.4f, %+.4f]%n", name, each, r.low(), r.high());
   }
 
   private static List<Double> rounded(double[] values) {
-    return java.util.Arrays.stream(values).mapToObj(LearningBench::round).toList();
+    return Arrays.stream(values).mapToObj(LearningBench::round).toList();
   }
 
   private static void elapsed(PrintStream out, long start, String phase) {
