@@ -20,7 +20,7 @@ import arbor.synthesis.Queries;
 import arbor.tables.Checkpoints.Kind;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -198,10 +198,10 @@ public final class CheckpointComparison {
     // Materialised once: the judge and the answers below read the same trees.
     Dataset<Row> nodes = Rollouts.nodes(rollouts.transform(tasks)).localCheckpoint();
     Dataset<Row> rewards = judge.transform(nodes, references);
-    Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
+    Dataset<Row> roots = nodes.where(col(RolloutNode.PARENT_ID).isNull())
         .join(rewards.select(col(Cols.NODE_ID), col(Reward.REWARD), col(Reward.SPAN_F1)),
             new String[] {Cols.NODE_ID}, "left")
-        .select(col(Cols.QUERY_ID), col(Cols.SAMPLE), col(RolloutNodes.STATUS), col(RolloutNodes.FINAL_ANSWER),
+        .select(col(Cols.QUERY_ID), col(Cols.SAMPLE), col(RolloutNode.STATUS), col(RolloutNode.FINAL_ANSWER),
             col(Reward.REWARD), col(Reward.SPAN_F1));
     List<Answer> out = new ArrayList<>();
     for (Row r : roots.collectAsList()) {

@@ -5,8 +5,8 @@ import static org.apache.spark.sql.functions.col;
 import arbor.pipelines.warehouse.Table;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -46,16 +46,15 @@ public final class TreeView {
     List<Node> nodes = new ArrayList<>();
     List<String> ids = new ArrayList<>();
     for (Row r : nodeRows) {
-      String id = r.getAs(Cols.NODE_ID);
-      ids.add(id);
-      nodes.add(new Node(id, r.getAs(RolloutNodes.PARENT_ID), r.<Integer>getAs(RolloutNodes.CHILD_INDEX),
-          r.getAs(RolloutNodes.STATUS), r.getAs(RolloutNodes.PROMPT), r.getAs(RolloutNodes.FINAL_ANSWER),
-          r.getAs(RolloutNodes.ERROR), rewards.get(id)));
+      RolloutNode n = RolloutNode.of(r);
+      ids.add(n.nodeId());
+      nodes.add(new Node(n.nodeId(), n.parentId(), n.childIndex(), n.status(), n.prompt(), n.finalAnswer(), n.error(),
+          rewards.get(n.nodeId())));
     }
     List<Turn> turns = new ArrayList<>();
     for (Row r : nb.table(Table.ROLLOUT_TURNS).where(stepRows.and(col(Cols.NODE_ID).isin(ids.toArray()))).collectAsList()) {
-      turns.add(new Turn(r.getAs(Cols.NODE_ID), r.<Integer>getAs(Cols.TURN), r.getAs(RolloutTurns.RESPONSE_TEXT),
-          r.getList(r.fieldIndex(RolloutTurns.CODE)), r.getAs(RolloutTurns.OBSERVATION), r.<Boolean>getAs(RolloutTurns.REPL_ERROR)));
+      RolloutTurn t = RolloutTurn.of(r);
+      turns.add(new Turn(t.nodeId(), t.turn(), t.responseText(), t.code(), t.observation(), t.replError()));
     }
     return svg(nodes) + details(nodes, turns);
   }

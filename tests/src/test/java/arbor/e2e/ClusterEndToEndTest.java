@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import arbor.ingest.TestPdfs;
 import arbor.tables.Cols;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -208,7 +208,7 @@ class ClusterEndToEndTest {
 
     var nodes = spark.read().format("delta").load(warehouse + "/rollout_nodes").cache();
     var turns = spark.read().format("delta").load(warehouse + "/rollout_turns");
-    var roots = nodes.filter(col(RolloutNodes.PARENT_ID).isNull());
+    var roots = nodes.filter(col(RolloutNode.PARENT_ID).isNull());
     assertEquals(trees, roots.count(), "one root per query and sample");
     assertEquals(trees, roots.select(Cols.QUERY_ID, Cols.SAMPLE).distinct().count(), "no tree twice");
     // The attempts killed mid-rollout ran again on worker 2 (another attempt of the same task),
@@ -226,10 +226,10 @@ class ClusterEndToEndTest {
     }
     assertEquals(nodes.count(), nodes.select(Cols.NODE_ID).distinct().count(), "no node twice");
     long turnRows = turns.count();
-    long turnsOfNodes = nodes.agg(sum(RolloutNodes.TURNS)).first().getLong(0);
+    long turnsOfNodes = nodes.agg(sum(RolloutNode.TURNS)).first().getLong(0);
     assertEquals(turnsOfNodes, turnRows, "every node's turns, once each");
     assertEquals(turnRows, turns.select(Cols.NODE_ID, Cols.TURN).distinct().count(), "no turn twice");
-    assertEquals(0, roots.where(col(RolloutNodes.STATUS).isin("sandbox_lost", "infra_error")).count(),
+    assertEquals(0, roots.where(col(RolloutNode.STATUS).isin("sandbox_lost", "infra_error")).count(),
         "no tree lost to the killed worker");
     assertEquals(trees, spark.read().format("delta").load(warehouse + "/rewards").count(), "one reward per root");
     assertEquals(turnRows, spark.read().format("delta").load(warehouse + "/samples").count(), "one sample per turn");

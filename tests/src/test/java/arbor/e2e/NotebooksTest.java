@@ -112,10 +112,10 @@ class NotebooksTest {
         node("n0.0", "n0", "n0", 1, 0, 0, "[\"x\"]", "final"),
         node("m0", null, "m0", 0, -1, 0, null, "policy_error"));
     var wh = new arbor.pipelines.warehouse.Warehouse(spark, warehouse.toString());
-    wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes, arbor.tables.RolloutNodes.SCHEMA));
+    wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes, arbor.tables.RolloutNode.SCHEMA));
     wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_TURNS, "r", 3, spark.createDataFrame(List.of(
         turn("n0", 0, "let me look", "print(context[:100])", "The paper says"),
-        turn("n0.0", 0, "child looks", "FINAL(['x'])", null)), arbor.tables.RolloutTurns.SCHEMA));
+        turn("n0.0", 0, "child looks", "FINAL(['x'])", null)), arbor.tables.RolloutTurn.SCHEMA));
     var config = ConfigLoader.load(List.of(), List.of("warehouse=" + warehouse, "spark.master=local[2]",
         "spark.shuffle_partitions=2", "spark.local_dir=" + TestEnv.WORK.resolve("spark")));
     try (Notebook nb = Notebook.open(config)) {
@@ -125,7 +125,7 @@ class NotebooksTest {
       assertFalse(html.contains("m0"));
 
       // A second write of the step is a new Delta version; version 0 still has the first rows.
-      wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes.subList(3, 4), arbor.tables.RolloutNodes.SCHEMA));
+      wh.replaceStep(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, "r", 3, spark.createDataFrame(nodes.subList(3, 4), arbor.tables.RolloutNode.SCHEMA));
       assertEquals(4, nb.asOf(arbor.pipelines.warehouse.Table.ROLLOUT_NODES, 0).count());
       assertEquals(1, nb.table(arbor.pipelines.warehouse.Table.ROLLOUT_NODES).count());
       assertEquals(1L, nb.history(arbor.pipelines.warehouse.Table.ROLLOUT_NODES).first().<Long>getAs("version"));

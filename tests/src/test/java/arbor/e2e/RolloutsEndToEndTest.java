@@ -18,8 +18,8 @@ import arbor.rlm.runtime.RunTrees;
 import arbor.pipelines.rollouts.RolloutWriter;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.tables.Cols;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import java.nio.file.Path;
@@ -137,10 +137,10 @@ class RolloutsEndToEndTest {
     for (Row n : nodes) {
       assertNull(byId.put(n.getAs(Cols.NODE_ID), n), "duplicate node " + n.getAs(Cols.NODE_ID));
     }
-    Set<String> roots = nodes.stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null)
+    Set<String> roots = nodes.stream().filter(n -> n.getAs(RolloutNode.PARENT_ID) == null)
         .map(n -> n.<String>getAs(Cols.QUERY_ID) + "#" + n.<Integer>getAs(Cols.SAMPLE)).collect(Collectors.toSet());
     assertEquals(trees, roots.size(), "one root per (query, sample): " + roots);
-    assertEquals(trees, nodes.stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null).count());
+    assertEquals(trees, nodes.stream().filter(n -> n.getAs(RolloutNode.PARENT_ID) == null).count());
     Set<String> turnKeys = new HashSet<>();
     Map<String, Integer> turnsPerNode = new HashMap<>();
     for (Row t : turns) {
@@ -150,15 +150,15 @@ class RolloutsEndToEndTest {
       turnsPerNode.merge(id, 1, Integer::sum);
     }
     for (Row n : nodes) {
-      assertEquals(n.<Integer>getAs(RolloutNodes.TURNS), turnsPerNode.getOrDefault(n.<String>getAs(Cols.NODE_ID), 0),
+      assertEquals(n.<Integer>getAs(RolloutNode.TURNS), turnsPerNode.getOrDefault(n.<String>getAs(Cols.NODE_ID), 0),
           "turns of " + n.getAs(Cols.NODE_ID));
-      String parent = n.getAs(RolloutNodes.PARENT_ID);
+      String parent = n.getAs(RolloutNode.PARENT_ID);
       if (parent != null) {
         assertTrue(byId.containsKey(parent), "the parent of " + n.getAs(Cols.NODE_ID) + " is missing");
-        int index = n.getAs(RolloutNodes.CHILD_INDEX);
+        int index = n.getAs(RolloutNode.CHILD_INDEX);
         assertTrue(n.<String>getAs(Cols.NODE_ID).endsWith("." + index), "child index " + index + " of " + n.getAs(Cols.NODE_ID));
       } else {
-        assertEquals(-1, n.<Integer>getAs(RolloutNodes.CHILD_INDEX));
+        assertEquals(-1, n.<Integer>getAs(RolloutNode.CHILD_INDEX));
       }
     }
     return byId;
@@ -176,18 +176,18 @@ class RolloutsEndToEndTest {
     List<Row> turns = read(w, Table.ROLLOUT_TURNS, "run-a", 0);
     Map<String, Row> byId = checkComplete(nodes, turns, 12);
     // The expert delegates from the multi-paper roots: children exist, and they answered.
-    assertTrue(nodes.stream().anyMatch(n -> n.<Integer>getAs(RolloutNodes.DEPTH) == 1));
-    assertTrue(nodes.stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null)
-        .allMatch(n -> "final".equals(n.getAs(RolloutNodes.STATUS))), "every root submitted");
+    assertTrue(nodes.stream().anyMatch(n -> n.<Integer>getAs(RolloutNode.DEPTH) == 1));
+    assertTrue(nodes.stream().filter(n -> n.getAs(RolloutNode.PARENT_ID) == null)
+        .allMatch(n -> "final".equals(n.getAs(RolloutNode.STATUS))), "every root submitted");
     for (Row t : turns) {
-      assertEquals("text", t.getAs(RolloutTurns.FINISH_REASON));
-      assertFalse(t.<Boolean>getAs(RolloutTurns.TRUNCATED));
+      assertEquals("text", t.getAs(RolloutTurn.FINISH_REASON));
+      assertFalse(t.<Boolean>getAs(RolloutTurn.TRUNCATED));
       assertNull(t.getAs(Cols.RESPONSE_IDS));
       Row node = byId.get(t.<String>getAs(Cols.NODE_ID));
       String path = t.<String>getAs(Cols.NODE_ID).substring(t.<String>getAs(Cols.NODE_ID).indexOf(':') + 1);
       long treeSeed = TreeSeed.of("run-a", 0, node.getAs(Cols.QUERY_ID), node.getAs(Cols.SAMPLE));
-      assertEquals(TreeSeed.turn(treeSeed, NodePath.parse(path), t.getAs(Cols.TURN)), t.<Long>getAs(RolloutTurns.SEED));
-      assertEquals("scripted", node.getAs(RolloutNodes.POLICY));
+      assertEquals(TreeSeed.turn(treeSeed, NodePath.parse(path), t.getAs(Cols.TURN)), t.<Long>getAs(RolloutTurn.SEED));
+      assertEquals("scripted", node.getAs(RolloutNode.POLICY));
     }
     // The four samples of q1 are not one tree four times: a GRPO group with variance.
     Map<Integer, List<String>> q1 = codeBySample(turns, "q1");
@@ -210,7 +210,7 @@ class RolloutsEndToEndTest {
         .forEach(t -> {
           String id = t.getAs(Cols.NODE_ID);
           int sample = Integer.parseInt(id.substring(id.indexOf('#') + 1, id.indexOf(':')));
-          out.computeIfAbsent(sample, k -> new ArrayList<>()).add(id.substring(id.indexOf(':')) + " " + t.getAs(RolloutTurns.RESPONSE_TEXT));
+          out.computeIfAbsent(sample, k -> new ArrayList<>()).add(id.substring(id.indexOf(':')) + " " + t.getAs(RolloutTurn.RESPONSE_TEXT));
         });
     return out;
   }
@@ -251,8 +251,8 @@ class RolloutsEndToEndTest {
     List<Row> nodes = read(w, Table.ROLLOUT_NODES, "run-e", 0);
     assertEquals(3, nodes.size());
     for (Row n : nodes) {
-      assertEquals("policy_error", n.getAs(RolloutNodes.STATUS));
-      assertNotNull(n.getAs(RolloutNodes.ERROR));
+      assertEquals("policy_error", n.getAs(RolloutNode.STATUS));
+      assertNotNull(n.getAs(RolloutNode.ERROR));
     }
     RolloutWriter.InfraFailures failed = assertThrows(RolloutWriter.InfraFailures.class,
         () -> step(withKeys(config(wh, endpoint)), w, "run-e", 1));
@@ -305,19 +305,19 @@ class RolloutsEndToEndTest {
       assertFalse(t.getList(t.fieldIndex(Cols.PROMPT_IDS)).isEmpty());
       assertEquals(ids.size(), lps.size());
       assertTrue(ids.size() >= 1 && ids.size() <= 12);
-      String finish = t.getAs(RolloutTurns.FINISH_REASON);
+      String finish = t.getAs(RolloutTurn.FINISH_REASON);
       assertTrue(Set.of("stop", "length").contains(finish), finish);
-      assertEquals("length".equals(finish), t.<Boolean>getAs(RolloutTurns.TRUNCATED));
+      assertEquals("length".equals(finish), t.<Boolean>getAs(RolloutTurn.TRUNCATED));
       if ("length".equals(finish)) {
         assertEquals(12, ids.size());
       }
-      assertEquals(1.0, t.<Double>getAs(RolloutTurns.TEMPERATURE));
-      assertEquals(50, t.<Integer>getAs(RolloutTurns.TOP_K));
+      assertEquals(1.0, t.<Double>getAs(RolloutTurn.TEMPERATURE));
+      assertEquals(50, t.<Integer>getAs(RolloutTurn.TOP_K));
       assertEquals(0L, t.<Long>getAs(Cols.POLICY_VERSION));
       responses.add(ids);
     }
     assertTrue(responses.size() >= 10, "12 sampled turns, only " + responses.size() + " distinct");
-    assertTrue(nodes.stream().allMatch(n -> "djl".equals(n.getAs(RolloutNodes.POLICY))));
+    assertTrue(nodes.stream().allMatch(n -> "djl".equals(n.getAs(RolloutNode.POLICY))));
   }
 
   /** The papers' texts by id, as the trees see them. */
@@ -331,8 +331,8 @@ class RolloutsEndToEndTest {
   void checkVerbatim(List<Row> nodes) throws Exception {
     var json = new com.fasterxml.jackson.databind.ObjectMapper();
     for (Row n : nodes) {
-      String answer = n.getAs(RolloutNodes.FINAL_ANSWER);
-      assertNotNull(answer, "node " + n.getAs(Cols.NODE_ID) + " ended " + n.getAs(RolloutNodes.STATUS) + ": " + n.getAs(RolloutNodes.ERROR));
+      String answer = n.getAs(RolloutNode.FINAL_ANSWER);
+      assertNotNull(answer, "node " + n.getAs(Cols.NODE_ID) + " ended " + n.getAs(RolloutNode.STATUS) + ": " + n.getAs(RolloutNode.ERROR));
       for (var span : json.readTree(answer)) {
         assertTrue(paperTexts().values().stream().anyMatch(t -> t.contains(span.asText())), "not verbatim: " + span);
       }
@@ -365,8 +365,8 @@ class RolloutsEndToEndTest {
     checkComplete(nodes, read(w, Table.ROLLOUT_TURNS, "run-t", 0), 3);
     assertEquals(6, nodes.size(), "three roots, one child each");
     for (Row n : nodes) {
-      assertEquals("final", n.getAs(RolloutNodes.STATUS), String.valueOf(n));
-      assertEquals("replay", n.getAs(RolloutNodes.POLICY));
+      assertEquals("final", n.getAs(RolloutNode.STATUS), String.valueOf(n));
+      assertEquals("replay", n.getAs(RolloutNode.POLICY));
     }
     checkVerbatim(nodes);
 
@@ -388,11 +388,11 @@ class RolloutsEndToEndTest {
     List<Row> anthropic = read(w, Table.ROLLOUT_NODES, "run-t", 1);
     assertEquals(3, anthropic.size());
     for (Row n : anthropic) {
-      assertEquals("final", n.getAs(RolloutNodes.STATUS), String.valueOf(n));
-      assertEquals("anthropic", n.getAs(RolloutNodes.POLICY));
+      assertEquals("final", n.getAs(RolloutNode.STATUS), String.valueOf(n));
+      assertEquals("anthropic", n.getAs(RolloutNode.POLICY));
     }
     checkVerbatim(anthropic);
-    for (Row t : read(w, Table.ROLLOUT_TURNS, "run-t", 1)) assertEquals(0.3, t.<Double>getAs(RolloutTurns.TEMPERATURE));
+    for (Row t : read(w, Table.ROLLOUT_TURNS, "run-t", 1)) assertEquals(0.3, t.<Double>getAs(RolloutTurn.TEMPERATURE));
     // The replayed step is untouched by the next one.
     assertEquals(6, read(w, Table.ROLLOUT_NODES, "run-t", 0).size());
   }

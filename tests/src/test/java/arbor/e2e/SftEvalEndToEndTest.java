@@ -342,7 +342,7 @@ class SftEvalEndToEndTest {
     assertEquals(List.of(0L), store.steps("r3", arbor.policy.checkpoint.TableVersion.LATEST));
     // The kept turns are the teacher's text, and the teacher ran as the openai policy.
     List<Row> kept = w.read(Table.ROLLOUT_TURNS).where(col(Cols.RUN_ID).equalTo("r3-sft-teacher")
-        .and(col(arbor.tables.RolloutTurns.RESPONSE_TEXT).contains("FINAL_VAR"))).collectAsList();
+        .and(col(arbor.tables.RolloutTurn.RESPONSE_TEXT).contains("FINAL_VAR"))).collectAsList();
     assertEquals(2, kept.size(), kept.toString());
     assertEquals(java.util.Set.of("openai"), new java.util.HashSet<>(w.read(Table.ROLLOUT_NODES)
         .where(col(Cols.RUN_ID).equalTo("r3-sft-teacher")).select("policy").as(org.apache.spark.sql.Encoders.STRING())

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import arbor.pipelines.sft.TeacherTraces;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,8 +61,8 @@ class TeacherTracesTest {
     reward("unfinished", 0.0);
 
     var spark = TestEnv.spark();
-    Dataset<Row> n = spark.createDataFrame(nodes, RolloutNodes.SCHEMA);
-    Dataset<Row> t = spark.createDataFrame(turns, RolloutTurns.SCHEMA);
+    Dataset<Row> n = spark.createDataFrame(nodes, RolloutNode.SCHEMA);
+    Dataset<Row> t = spark.createDataFrame(turns, RolloutTurn.SCHEMA);
     Dataset<Row> r = spark.createDataFrame(rewards, Reward.SCHEMA);
     TeacherTraces traces = new TeacherTraces();
     Dataset<Row> verdicts = traces.verdicts(n, t, r);

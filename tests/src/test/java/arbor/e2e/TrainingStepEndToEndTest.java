@@ -20,8 +20,8 @@ import arbor.rlm.runtime.SharedRuntimes;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import arbor.tables.Samples;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,7 +110,7 @@ class TrainingStepEndToEndTest {
   /** A step's rows of a rollout table without the columns that time it. */
   List<Row> untimed(ArborConfig config, Table t, String runId) {
     return sorted(stepRows(new Warehouse(spark, config.warehouse()), t, runId)
-        .drop(RolloutNodes.LATENCY_MS, RolloutTurns.GEN_MS, RolloutTurns.EXEC_MS).collectAsList());
+        .drop(RolloutNode.LATENCY_MS, RolloutTurn.GEN_MS, RolloutTurn.EXEC_MS).collectAsList());
   }
 
   static List<Row> sorted(List<Row> rows) {
@@ -127,7 +127,7 @@ class TrainingStepEndToEndTest {
   }
 
   static void checkRewards(Step s) {
-    List<Row> roots = s.nodes().stream().filter(n -> n.getAs(RolloutNodes.PARENT_ID) == null).toList();
+    List<Row> roots = s.nodes().stream().filter(n -> n.getAs(RolloutNode.PARENT_ID) == null).toList();
     assertEquals(roots.size(), s.rewards().size(), "one reward per root, none per child");
     for (Row r : s.rewards()) {
       assertEquals(Reward.OK, r.getAs(Reward.STATUS), String.valueOf(r));
@@ -142,7 +142,7 @@ class TrainingStepEndToEndTest {
   void theScriptedExpertsStepIsJudgedAndARerunLeavesTheSameRows() {
     ArborConfig config = scriptedConfig();
     Step first = step(config, "run-s");
-    assertTrue(first.nodes().stream().anyMatch(n -> n.<Integer>getAs(RolloutNodes.DEPTH) == 1), "the expert delegated");
+    assertTrue(first.nodes().stream().anyMatch(n -> n.<Integer>getAs(RolloutNode.DEPTH) == 1), "the expert delegated");
     checkRewards(first);
     assertTrue(first.rewards().stream().anyMatch(r -> r.<Double>getAs(Reward.REWARD) > 0), "the expert found some evidence");
     // The expert has no token ids: no training samples, and the metrics still cover the step.
@@ -174,7 +174,7 @@ class TrainingStepEndToEndTest {
       Row node = nodes.get(s.<String>getAs(Cols.NODE_ID));
       assertEquals(node.<String>getAs(Cols.ROOT_ID), s.getAs(Cols.ROOT_ID));
       assertEquals(s.getList(s.fieldIndex(Cols.RESPONSE_IDS)).size(), s.getList(s.fieldIndex(Cols.LOGPROBS)).size());
-      assertEquals(node.<Long>getAs(RolloutNodes.GEN_TOKENS), s.<Long>getAs(Samples.NODE_GEN_TOKENS));
+      assertEquals(node.<Long>getAs(RolloutNode.GEN_TOKENS), s.<Long>getAs(Samples.NODE_GEN_TOKENS));
     }
     // A rerun of the whole step, rollouts included, leaves the same rows bit for bit: the seeds
     // depend on the tree and turn alone, and the engine's numerics not on which other sequences

@@ -1,5 +1,6 @@
 package arbor.tables;
 
+import java.util.List;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
 
@@ -23,4 +24,9 @@ public final class Cols {
   public static final ArrayType INTS = DataTypes.createArrayType(DataTypes.IntegerType, false);
   public static final ArrayType FLOATS = DataTypes.createArrayType(DataTypes.FloatType, false);
   public static final ArrayType STRINGS = DataTypes.createArrayType(DataTypes.StringType, false);
+
+  /** A list as the Scala sequence a Spark row holds for an array column. */
+  public static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
+    return scala.jdk.javaapi.CollectionConverters.asScala(list).toSeq();
+  }
 }

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.StructType;
 public final class Eval {
   private Eval() {}
 
-  public static final String POLICY = RolloutNodes.POLICY;
+  public static final String POLICY = RolloutNode.POLICY;
   /** {@code validation} or {@code test}. */
   public static final String SPLIT = "split";
   /** The query's tier label ({@code singleton}, {@code focused}, {@code mid-range}, {@code wide-net}). */
@@ -23,17 +23,17 @@ public final class Eval {
   public static final String REWARD = Reward.REWARD;
   public static final String SPAN_F1 = Reward.SPAN_F1;
   /** Wall time of the whole tree. */
-  public static final String LATENCY_MS = RolloutNodes.LATENCY_MS;
+  public static final String LATENCY_MS = RolloutNode.LATENCY_MS;
   /** Tokens generated over every node of the tree. */
-  public static final String GEN_TOKENS = RolloutNodes.GEN_TOKENS;
+  public static final String GEN_TOKENS = RolloutNode.GEN_TOKENS;
   /** The root's direct children. */
   public static final String CHILDREN = "children";
   /** Nodes in the tree, root included. */
   public static final String NODES = "nodes";
   /** The deepest node's depth (0: the root alone). */
-  public static final String DEPTH = RolloutNodes.DEPTH;
-  /** The root's status (RolloutNodes' values) or the judge's failure. */
-  public static final String STATUS = RolloutNodes.STATUS;
+  public static final String DEPTH = RolloutNode.DEPTH;
+  /** The root's status (RolloutNode' values) or the judge's failure. */
+  public static final String STATUS = RolloutNode.STATUS;
   public static final String AT = "at";
 
   public static final StructType SCHEMA = new StructType()

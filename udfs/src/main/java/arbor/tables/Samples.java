@@ -18,7 +18,7 @@ public final class Samples {
   public static final String WEIGHT = "weight";
   /** The node's generated tokens over all its turns: the 1/|y| of the per-node mean. */
   public static final String NODE_GEN_TOKENS = "node_gen_tokens";
-  public static final String DEPTH = RolloutNodes.DEPTH;
+  public static final String DEPTH = RolloutNode.DEPTH;
 
   public static final StructType SCHEMA = new StructType()
       .add(RUN_ID, DataTypes.StringType, false)

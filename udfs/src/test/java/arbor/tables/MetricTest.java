@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema;
 import org.junit.jupiter.api.Test;
 
 /** A metrics row written and read through its record, in the table's column order. */
@@ -17,10 +16,7 @@ class MetricTest {
     Metric m = new Metric("run-a", 3L, "judge.reward_mean", 0.25, new Timestamp(1_000L));
     Row row = m.toRow();
     assertEquals(Metric.SCHEMA.size(), row.size());
-    Object[] values = new Object[row.size()];
-    for (int i = 0; i < values.length; i++) values[i] = row.get(i);
-    // Read by name, as rows read back from the table are.
-    assertEquals(m, Metric.of(new GenericRowWithSchema(values, Metric.SCHEMA)));
+    assertEquals(m, Metric.of(NamedRows.named(row, Metric.SCHEMA)));
   }
 
   @Test

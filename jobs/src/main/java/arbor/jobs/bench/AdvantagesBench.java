@@ -14,7 +14,7 @@ import arbor.jobs.cli.UsageError;
 import arbor.pipelines.advantages.Advantages;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import arbor.tables.Samples;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -86,7 +86,7 @@ final class AdvantagesBench implements Benchmark {
     int trees = treesFor(targetNodes);
     Dataset<Row> nodes = nodes(spark, trees).localCheckpoint(true);
     Dataset<Row> turns = nodes.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), lit(0).as(Cols.TURN),
-        array(lit(1), lit(2), lit(3)).as(Cols.PROMPT_IDS), array(col(RolloutNodes.DEPTH), lit(1)).as(Cols.RESPONSE_IDS),
+        array(lit(1), lit(2), lit(3)).as(Cols.PROMPT_IDS), array(col(RolloutNode.DEPTH), lit(1)).as(Cols.RESPONSE_IDS),
         array(lit(-0.1f), lit(-0.2f)).as(Cols.LOGPROBS), lit(1L).as(Cols.POLICY_VERSION)).localCheckpoint(true);
     Dataset<Row> rewards = rewards(spark, trees).localCheckpoint(true);
     long nodeCount = nodes.count();
@@ -115,15 +115,15 @@ final class AdvantagesBench implements Benchmark {
   static Dataset<Row> nodes(SparkSession spark, int trees) {
     Column r = col("r");
     Dataset<Row> roots = spark.range(trees).repartition(Math.max(2, trees / 50_000)).select(col("id").as("r"))
-        .select(r, concat(lit("r"), r).as(Cols.NODE_ID), lit(null).cast(DataTypes.StringType).as(RolloutNodes.PARENT_ID),
-            lit(0).as(RolloutNodes.DEPTH), lit(-1).as(RolloutNodes.CHILD_INDEX), lit(-1L).as("i"), lit(-1L).as("j"));
+        .select(r, concat(lit("r"), r).as(Cols.NODE_ID), lit(null).cast(DataTypes.StringType).as(RolloutNode.PARENT_ID),
+            lit(0).as(RolloutNode.DEPTH), lit(-1).as(RolloutNode.CHILD_INDEX), lit(-1L).as("i"), lit(-1L).as("j"));
     Dataset<Row> d1 = level(roots, r.multiply(7).plus(3).mod(5), 1);
     Dataset<Row> d2 = level(d1, r.multiply(3).plus(col("i").multiply(5)).plus(1).mod(4), 2);
     Dataset<Row> d3 = level(d2, when(r.plus(col("i")).plus(col("j")).mod(7).equalTo(0), 2).otherwise(0), 3);
     return roots.unionByName(d1).unionByName(d2).unionByName(d3)
         .select(lit("bench").as(Cols.RUN_ID), lit(1L).as(Cols.STEP), col(Cols.NODE_ID), concat(lit("q"), r.divide(8).cast("long")).as(Cols.QUERY_ID),
-            r.mod(8).cast("int").as(Cols.SAMPLE), col(RolloutNodes.PARENT_ID), concat(lit("r"), r).as(Cols.ROOT_ID),
-            col(RolloutNodes.DEPTH), col(RolloutNodes.CHILD_INDEX), lit(2L).as(RolloutNodes.GEN_TOKENS));
+            r.mod(8).cast("int").as(Cols.SAMPLE), col(RolloutNode.PARENT_ID), concat(lit("r"), r).as(Cols.ROOT_ID),
+            col(RolloutNode.DEPTH), col(RolloutNode.CHILD_INDEX), lit(2L).as(RolloutNode.GEN_TOKENS));
   }
 
   /** The children of {@code parents}, {@code k} (a column of the parent row) each. */
@@ -133,8 +133,8 @@ final class AdvantagesBench implements Benchmark {
         explode(expr("transform(array_repeat(0, k), (x, n) -> n)")).as("index"));
     Column i = depth == 1 ? col("index").cast("long") : col("i");
     Column j = depth == 2 ? col("index").cast("long") : col("j");
-    return children.select(col("r"), concat(col("parent"), lit("."), col("index")).as(Cols.NODE_ID), col("parent").as(RolloutNodes.PARENT_ID),
-        lit(depth).as(RolloutNodes.DEPTH), col("index").as(RolloutNodes.CHILD_INDEX), i.as("i"), j.as("j"));
+    return children.select(col("r"), concat(col("parent"), lit("."), col("index")).as(Cols.NODE_ID), col("parent").as(RolloutNode.PARENT_ID),
+        lit(depth).as(RolloutNode.DEPTH), col("index").as(RolloutNode.CHILD_INDEX), i.as("i"), j.as("j"));
   }
 
   static Dataset<Row> rewards(SparkSession spark, int trees) {

@@ -11,7 +11,7 @@ import arbor.pipelines.warehouse.Warehouse;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
@@ -40,13 +40,13 @@ final class Bm25Floor {
       .add(Cols.STEP, DataTypes.LongType, false)
       .add(Cols.NODE_ID, DataTypes.StringType, false)
       .add(Cols.ROOT_ID, DataTypes.StringType, false)
-      .add(RolloutNodes.PARENT_ID, DataTypes.StringType, true)
+      .add(RolloutNode.PARENT_ID, DataTypes.StringType, true)
       .add(Cols.QUERY_ID, DataTypes.StringType, false)
       .add(Cols.SAMPLE, DataTypes.IntegerType, false)
-      .add(RolloutNodes.FINAL_ANSWER, DataTypes.StringType, true)
-      .add(RolloutNodes.STATUS, DataTypes.StringType, false)
-      .add(RolloutNodes.POLICY, DataTypes.StringType, false)
-      .add(RolloutNodes.ERROR, DataTypes.StringType, true);
+      .add(RolloutNode.FINAL_ANSWER, DataTypes.StringType, true)
+      .add(RolloutNode.STATUS, DataTypes.StringType, false)
+      .add(RolloutNode.POLICY, DataTypes.StringType, false)
+      .add(RolloutNode.ERROR, DataTypes.StringType, true);
 
   private Bm25Floor() {}
 

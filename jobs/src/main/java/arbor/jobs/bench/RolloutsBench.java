@@ -25,8 +25,8 @@ import arbor.rlm.runtime.RlmRuntime;
 import arbor.rlm.runtime.SharedRuntimes;
 import arbor.rlm.runtime.TreeRows;
 import arbor.tables.Cols;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,25 +150,25 @@ final class RolloutsBench implements Benchmark {
 
     Dataset<Row> nodes = w.read(Table.ROLLOUT_NODES).filter(col(Cols.RUN_ID).equalTo("bench")).cache();
     Dataset<Row> turns = w.read(Table.ROLLOUT_TURNS).filter(col(Cols.RUN_ID).equalTo("bench")).cache();
-    long roots = nodes.filter(col(RolloutNodes.PARENT_ID).isNull()).count();
+    long roots = nodes.filter(col(RolloutNode.PARENT_ID).isNull()).count();
     // A node whose turns are not all in rollout_turns, or a tree without its root, is a lost record.
     long mismatched = nodes.join(turns.groupBy(Cols.NODE_ID).count(), List.of(Cols.NODE_ID).toArray(String[]::new), "left")
-        .filter(col(RolloutNodes.TURNS).notEqual(org.apache.spark.sql.functions.coalesce(col("count"),
+        .filter(col(RolloutNode.TURNS).notEqual(org.apache.spark.sql.functions.coalesce(col("count"),
             org.apache.spark.sql.functions.lit(0L)))).count();
     long lost = (expectedTrees - roots) + mismatched;
-    long sandboxLost = nodes.filter(col(RolloutNodes.STATUS).equalTo(TreeRows.SANDBOX_LOST)).count();
-    Row rootTimes = turns.join(nodes.filter(col(RolloutNodes.PARENT_ID).isNull()).select(Cols.NODE_ID), Cols.NODE_ID)
-        .agg(org.apache.spark.sql.functions.sum(RolloutTurns.GEN_MS), org.apache.spark.sql.functions.sum(RolloutTurns.EXEC_MS))
+    long sandboxLost = nodes.filter(col(RolloutNode.STATUS).equalTo(TreeRows.SANDBOX_LOST)).count();
+    Row rootTimes = turns.join(nodes.filter(col(RolloutNode.PARENT_ID).isNull()).select(Cols.NODE_ID), Cols.NODE_ID)
+        .agg(org.apache.spark.sql.functions.sum(RolloutTurn.GEN_MS), org.apache.spark.sql.functions.sum(RolloutTurn.EXEC_MS))
         .first();
-    Row rootLatency = nodes.filter(col(RolloutNodes.PARENT_ID).isNull())
-        .agg(org.apache.spark.sql.functions.sum(RolloutNodes.LATENCY_MS), org.apache.spark.sql.functions.max(RolloutNodes.LATENCY_MS))
+    Row rootLatency = nodes.filter(col(RolloutNode.PARENT_ID).isNull())
+        .agg(org.apache.spark.sql.functions.sum(RolloutNode.LATENCY_MS), org.apache.spark.sql.functions.max(RolloutNode.LATENCY_MS))
         .first();
     long genMs = rootTimes.isNullAt(0) ? 0 : rootTimes.getLong(0);
     long execMs = rootTimes.isNullAt(1) ? 0 : rootTimes.getLong(1);
     long latencySum = rootLatency.getLong(0);
     long treesMs = rootLatency.getLong(1);
-    long leafCellMs = turns.join(nodes.filter(col(RolloutNodes.NUM_CHILDREN).equalTo(0)).select(Cols.NODE_ID), Cols.NODE_ID)
-        .agg(org.apache.spark.sql.functions.sum(RolloutTurns.EXEC_MS)).first().getLong(0);
+    long leafCellMs = turns.join(nodes.filter(col(RolloutNode.NUM_CHILDREN).equalTo(0)).select(Cols.NODE_ID), Cols.NODE_ID)
+        .agg(org.apache.spark.sql.functions.sum(RolloutTurn.EXEC_MS)).first().getLong(0);
     long promptTokens = turns.filter(col(Cols.PROMPT_IDS).isNotNull())
         .agg(org.apache.spark.sql.functions.sum(org.apache.spark.sql.functions.size(col(Cols.PROMPT_IDS)))).first()
         .isNullAt(0) ? 0 : turns.filter(col(Cols.PROMPT_IDS).isNotNull())

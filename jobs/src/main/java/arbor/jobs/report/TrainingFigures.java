@@ -12,7 +12,7 @@ import static org.apache.spark.sql.functions.when;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,9 +90,9 @@ final class TrainingFigures {
   /** Per step, means over trees of their generated tokens, root's children and depth. */
   private static Dataset<Row> fromNodes(Dataset<Row> nodes) {
     Dataset<Row> perTree = nodes.groupBy(Cols.STEP, Cols.ROOT_ID).agg(
-        sum(RolloutNodes.GEN_TOKENS).cast("double").as("tokens"),
-        sum(when(col(RolloutNodes.DEPTH).equalTo(1), 1.0).otherwise(0.0)).as("children"),
-        max(RolloutNodes.DEPTH).cast("double").as("depth"));
+        sum(RolloutNode.GEN_TOKENS).cast("double").as("tokens"),
+        sum(when(col(RolloutNode.DEPTH).equalTo(1), 1.0).otherwise(0.0)).as("children"),
+        max(RolloutNode.DEPTH).cast("double").as("depth"));
     Dataset<Row> perStep = perTree.groupBy(Cols.STEP)
         .agg(avg("tokens").as("tokens"), avg("children").as("children"), avg("depth").as("depth"));
     return perStep.select(lit("rollouts.tokens_per_tree").as("name"), col(Cols.STEP), col("tokens").as("value"))

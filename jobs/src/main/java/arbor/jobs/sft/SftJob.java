@@ -36,7 +36,7 @@ import arbor.progress.Tally;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutTurn;
 import arbor.tables.TeacherRun;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -155,7 +155,7 @@ public final class SftJob implements Job {
       long overCap = 0;
       int longestResponse = 0;
       Iterator<Row> it = traces.keptTurns(verdicts, nodes, turns)
-          .select(Cols.QUERY_ID, RolloutTurns.MESSAGES, RolloutTurns.RESPONSE_TEXT).toLocalIterator();
+          .select(Cols.QUERY_ID, RolloutTurn.MESSAGES, RolloutTurn.RESPONSE_TEXT).toLocalIterator();
       while (it.hasNext()) {
         Row t = it.next();
         ResponseSample s = render.render(messages(t.getString(1)), t.getString(2));

@@ -13,8 +13,8 @@ import arbor.pipelines.warehouse.Warehouse;
 import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import arbor.tables.Samples;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,14 +52,9 @@ final class RunTables {
 
   StepTrees step(long step, Map<String, StepTrees.Query> queries) {
     Column rows = col(Cols.RUN_ID).equalTo(runId).and(col(Cols.STEP).equalTo(step));
-    List<StepTrees.Node> nodes = new ArrayList<>();
+    List<RolloutNode> nodes = new ArrayList<>();
     for (Row r : warehouse.read(Table.ROLLOUT_NODES).where(rows).collectAsList()) {
-      nodes.add(new StepTrees.Node(r.getAs(Cols.NODE_ID), r.getAs(RolloutNodes.PARENT_ID), r.getAs(Cols.ROOT_ID),
-          r.getAs(Cols.QUERY_ID), r.<Integer>getAs(Cols.SAMPLE), r.<Integer>getAs(RolloutNodes.DEPTH),
-          r.<Integer>getAs(RolloutNodes.CHILD_INDEX), r.getAs(RolloutNodes.STATUS), r.getAs(RolloutNodes.ERROR),
-          r.getAs(RolloutNodes.PROMPT), r.getAs(RolloutNodes.FINAL_ANSWER), r.<Integer>getAs(RolloutNodes.TURNS),
-          r.<Long>getAs(RolloutNodes.GEN_TOKENS), r.<Long>getAs(RolloutNodes.LATENCY_MS), r.getAs(RolloutNodes.POLICY),
-          r.<Long>getAs(Cols.POLICY_VERSION)));
+      nodes.add(RolloutNode.of(r));
     }
     return new StepTrees(runId, step, nodes, turns(rows), verdicts(rows), advantages(rows), queries);
   }
@@ -67,13 +62,13 @@ final class RunTables {
   private List<StepTrees.Turn> turns(Column rows) {
     List<StepTrees.Turn> out = new ArrayList<>();
     if (!warehouse.exists(Table.ROLLOUT_TURNS)) return out;
-    Column last = element_at(from_json(col(RolloutTurns.MESSAGES), DataTypes.createArrayType(MESSAGE)), -1);
+    Column last = element_at(from_json(col(RolloutTurn.MESSAGES), DataTypes.createArrayType(MESSAGE)), -1);
     Dataset<Row> turns = warehouse.read(Table.ROLLOUT_TURNS).where(rows).select(col(Cols.NODE_ID), col(Cols.TURN),
         last.getField("role").as("last_role"), last.getField("content").as("last_message"),
-        col(RolloutTurns.RESPONSE_TEXT), col(RolloutTurns.CODE), col(RolloutTurns.OBSERVATION),
-        col(RolloutTurns.REPL_ERROR), col(RolloutTurns.FINISH_REASON), col(RolloutTurns.TRUNCATED),
+        col(RolloutTurn.RESPONSE_TEXT), col(RolloutTurn.CODE), col(RolloutTurn.OBSERVATION),
+        col(RolloutTurn.REPL_ERROR), col(RolloutTurn.FINISH_REASON), col(RolloutTurn.TRUNCATED),
         tokens(Cols.PROMPT_IDS).as("prompt_tokens"), tokens(Cols.RESPONSE_IDS).as("response_tokens"),
-        col(RolloutTurns.GEN_MS), col(RolloutTurns.EXEC_MS), col(RolloutTurns.TEMPERATURE), col(RolloutTurns.SEED));
+        col(RolloutTurn.GEN_MS), col(RolloutTurn.EXEC_MS), col(RolloutTurn.TEMPERATURE), col(RolloutTurn.SEED));
     for (Row r : turns.collectAsList()) {
       out.add(new StepTrees.Turn(r.getString(0), r.getInt(1), r.getString(2), r.getString(3), r.getString(4),
           r.getList(5), r.getString(6), r.getBoolean(7), r.getString(8), r.getBoolean(9),

@@ -1,5 +1,6 @@
 package arbor.jobs.view;
 
+import arbor.tables.RolloutNode;
 import java.util.List;
 import java.util.Map;
 
@@ -7,13 +8,8 @@ import java.util.Map;
  * Everything the viewer shows of one step of a run, gathered on the driver: the step's nodes
  * and turns, the judge's verdict and the advantage of each root, and the queries they answer.
  */
-record StepTrees(String runId, long step, List<Node> nodes, List<Turn> turns, Map<String, Verdict> verdicts,
+record StepTrees(String runId, long step, List<RolloutNode> nodes, List<Turn> turns, Map<String, Verdict> verdicts,
     Map<String, Double> advantages, Map<String, Query> queries) {
-
-  /** One RLM node (a root or a child) as {@code rollout_nodes} holds it. */
-  record Node(String nodeId, String parentId, String rootId, String queryId, int sample, int depth, int childIndex,
-      String status, String error, String prompt, String finalAnswer, int turns, long genTokens, long latencyMs,
-      String policy, long policyVersion) {}
 
   /**
    * One turn: the last message the policy was given (the observation of the previous turn, or
@@ -32,7 +28,7 @@ record StepTrees(String runId, long step, List<Node> nodes, List<Turn> turns, Ma
 
   record Evidence(String paperId, String text) {}
 
-  List<Node> roots() {
+  List<RolloutNode> roots() {
     return nodes.stream().filter(n -> n.parentId() == null).toList();
   }
 }

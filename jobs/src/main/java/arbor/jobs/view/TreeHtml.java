@@ -3,6 +3,7 @@ package arbor.jobs.view;
 import arbor.judge.FinalAnswer;
 import arbor.notebook.Html;
 import arbor.notebook.TreeView;
+import arbor.tables.RolloutNode;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -20,10 +21,10 @@ final class TreeHtml {
   static final int CLIP = 6000;
 
   private final StepTrees step;
-  private final Map<String, List<StepTrees.Node>> children;
+  private final Map<String, List<RolloutNode>> children;
   private final Map<String, List<StepTrees.Turn>> turns;
 
-  TreeHtml(StepTrees step, Map<String, List<StepTrees.Node>> children, Map<String, List<StepTrees.Turn>> turns) {
+  TreeHtml(StepTrees step, Map<String, List<RolloutNode>> children, Map<String, List<StepTrees.Turn>> turns) {
     this.step = step;
     this.children = children;
     this.turns = turns;
@@ -34,14 +35,14 @@ final class TreeHtml {
     return "n" + step + "-" + ViewPaths.fileName(nodeId);
   }
 
-  String tree(StepTrees.Node root) {
+  String tree(RolloutNode root) {
     StringBuilder s = new StringBuilder();
     StepTrees.Verdict v = step.verdicts().get(root.nodeId());
     Double advantage = step.advantages().get(root.nodeId());
     s.append("<div class=\"facts\">").append(fact("status", root.status())).append(fact("reward", num(v == null ? null : v.reward())))
         .append(fact("advantage", num(advantage))).append(fact("span F1", num(v == null ? null : v.spanF1())))
         .append(fact("nodes", String.valueOf(subtree(root).size()))).append(fact("children", String.valueOf(kids(root).size())))
-        .append(fact("tokens", String.valueOf(subtree(root).stream().mapToLong(StepTrees.Node::genTokens).sum())))
+        .append(fact("tokens", String.valueOf(subtree(root).stream().mapToLong(RolloutNode::genTokens).sum())))
         .append(fact("wall time", String.format(Locale.ROOT, "%.1f s", root.latencyMs() / 1000.0)))
         .append(fact("policy", root.policy() + " v" + root.policyVersion())).append("</div>");
     if (v != null) s.append(verdict(v));
@@ -71,7 +72,7 @@ final class TreeHtml {
   }
 
   /** Ground truth and prediction in two columns, each item marked when it meets the other side. */
-  private String evidence(StepTrees.Node root) {
+  private String evidence(RolloutNode root) {
     StepTrees.Query q = step.queries().get(root.queryId());
     List<String> truth = q == null ? List.of() : q.evidence().stream().map(StepTrees.Evidence::text).toList();
     List<String> spans = FinalAnswer.spans(root.finalAnswer());
@@ -93,7 +94,7 @@ final class TreeHtml {
         + Html.pre(Html.clip(text, CLIP)) + "</div>";
   }
 
-  private void node(StepTrees.Node n, StringBuilder s, boolean open) {
+  private void node(RolloutNode n, StringBuilder s, boolean open) {
     List<StepTrees.Turn> ts = turns.getOrDefault(n.nodeId(), List.of());
     s.append("<details class=\"node st-").append(Html.escape(n.status())).append("\" id=\"").append(anchor(step.step(), n.nodeId()))
         .append("\"").append(open ? " open" : "").append("><summary><b>").append(Html.escape(n.nodeId())).append("</b> ")
@@ -107,7 +108,7 @@ final class TreeHtml {
       s.append("<div class=\"answer\"><b>final answer</b>").append(Html.pre(Html.clip(n.finalAnswer(), CLIP))).append("</div>");
     }
     if (n.error() != null) s.append("<div class=\"err\"><b>error</b> ").append(Html.escape(n.error())).append("</div>");
-    for (StepTrees.Node c : kids(n)) node(c, s, false);
+    for (RolloutNode c : kids(n)) node(c, s, false);
     s.append("</details>");
   }
 
@@ -132,19 +133,19 @@ final class TreeHtml {
     s.append("</div>");
   }
 
-  private List<StepTrees.Node> kids(StepTrees.Node n) {
+  private List<RolloutNode> kids(RolloutNode n) {
     return children.getOrDefault(n.nodeId(), List.of());
   }
 
-  List<StepTrees.Node> subtree(StepTrees.Node root) {
-    List<StepTrees.Node> out = new ArrayList<>();
-    List<StepTrees.Node> todo = new ArrayList<>(List.of(root));
+  List<RolloutNode> subtree(RolloutNode root) {
+    List<RolloutNode> out = new ArrayList<>();
+    List<RolloutNode> todo = new ArrayList<>(List.of(root));
     while (!todo.isEmpty()) {
-      StepTrees.Node n = todo.remove(todo.size() - 1);
+      RolloutNode n = todo.remove(todo.size() - 1);
       out.add(n);
       todo.addAll(kids(n));
     }
-    out.sort(Comparator.comparingInt(StepTrees.Node::depth));
+    out.sort(Comparator.comparingInt(RolloutNode::depth));
     return out;
   }
 

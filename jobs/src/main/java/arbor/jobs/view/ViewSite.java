@@ -2,6 +2,7 @@ package arbor.jobs.view;
 
 import arbor.judge.FinalAnswer;
 import arbor.notebook.Html;
+import arbor.tables.RolloutNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -52,17 +53,17 @@ final class ViewSite {
 
   /** Writes the step's page and its queries' pages; returns the files written. */
   int addStep(StepTrees s, Long previous, Long next) {
-    Map<String, List<StepTrees.Node>> children = new HashMap<>();
-    for (StepTrees.Node n : s.nodes()) if (n.parentId() != null) children.computeIfAbsent(n.parentId(), k -> new ArrayList<>()).add(n);
-    children.values().forEach(l -> l.sort(Comparator.comparingInt(StepTrees.Node::childIndex)));
+    Map<String, List<RolloutNode>> children = new HashMap<>();
+    for (RolloutNode n : s.nodes()) if (n.parentId() != null) children.computeIfAbsent(n.parentId(), k -> new ArrayList<>()).add(n);
+    children.values().forEach(l -> l.sort(Comparator.comparingInt(RolloutNode::childIndex)));
     Map<String, List<StepTrees.Turn>> turns = new HashMap<>();
     for (StepTrees.Turn t : s.turns()) turns.computeIfAbsent(t.nodeId(), k -> new ArrayList<>()).add(t);
     turns.values().forEach(l -> l.sort(Comparator.comparingInt(StepTrees.Turn::turn)));
     TreeHtml trees = new TreeHtml(s, children, turns);
 
-    Map<String, List<StepTrees.Node>> groups = new TreeMap<>();
-    for (StepTrees.Node r : s.roots()) groups.computeIfAbsent(r.queryId(), k -> new ArrayList<>()).add(r);
-    groups.values().forEach(l -> l.sort(Comparator.comparingInt(StepTrees.Node::sample)));
+    Map<String, List<RolloutNode>> groups = new TreeMap<>();
+    for (RolloutNode r : s.roots()) groups.computeIfAbsent(r.queryId(), k -> new ArrayList<>()).add(r);
+    groups.values().forEach(l -> l.sort(Comparator.comparingInt(RolloutNode::sample)));
     int files = 1;
     for (var g : groups.entrySet()) {
       writeQuery(s, g.getKey(), g.getValue(), trees, previous, next);
@@ -84,7 +85,7 @@ final class ViewSite {
     return files;
   }
 
-  private String stepPage(StepTrees s, Map<String, List<StepTrees.Node>> groups, TreeHtml trees, Long previous, Long next) {
+  private String stepPage(StepTrees s, Map<String, List<RolloutNode>> groups, TreeHtml trees, Long previous, Long next) {
     TreeSet<String> statuses = new TreeSet<>();
     TreeSet<String> tiers = new TreeSet<>();
     StringBuilder rows = new StringBuilder();
@@ -93,11 +94,11 @@ final class ViewSite {
       String tier = q == null ? "" : q.tier();
       tiers.add(tier);
       boolean flat = flat(s, g.getValue());
-      for (StepTrees.Node r : g.getValue()) {
+      for (RolloutNode r : g.getValue()) {
         statuses.add(r.status());
         StepTrees.Verdict v = s.verdicts().get(r.nodeId());
         Double reward = v == null ? null : v.reward();
-        List<StepTrees.Node> all = trees.subtree(r);
+        List<RolloutNode> all = trees.subtree(r);
         rows.append("<tr data-status=\"").append(Html.escape(r.status())).append("\" data-tier=\"").append(Html.escape(tier))
             .append("\" data-reward=\"").append(reward == null ? "" : reward).append("\">")
             .append("<td>").append(Pages.link(local(ViewPaths.queryPage(s.step(), r.queryId())), r.queryId()))
@@ -109,7 +110,7 @@ final class ViewSite {
             .append("</span></td><td class=\"n\">").append(TreeHtml.num(reward)).append("</td><td class=\"n\">")
             .append(TreeHtml.num(s.advantages().get(r.nodeId()))).append("</td><td class=\"n\">")
             .append(TreeHtml.num(v == null ? null : v.spanF1())).append("</td><td class=\"n\">").append(all.size())
-            .append("</td><td class=\"n\">").append(all.stream().mapToLong(StepTrees.Node::genTokens).sum())
+            .append("</td><td class=\"n\">").append(all.stream().mapToLong(RolloutNode::genTokens).sum())
             .append("</td><td class=\"n\">").append(String.format(Locale.ROOT, "%.1f", r.latencyMs() / 1000.0)).append("</td></tr>\n");
       }
     }
@@ -130,7 +131,7 @@ final class ViewSite {
     return Pages.page("Step " + s.step() + " of " + runId, "../", stepNav(previous, next, "../"), body.toString());
   }
 
-  private void writeQuery(StepTrees s, String queryId, List<StepTrees.Node> roots, TreeHtml trees, Long previous, Long next) {
+  private void writeQuery(StepTrees s, String queryId, List<RolloutNode> roots, TreeHtml trees, Long previous, Long next) {
     StepTrees.Query q = s.queries().get(queryId);
     String question = q == null ? roots.get(0).prompt() : q.question();
     questions.put(queryId, question);
@@ -144,7 +145,7 @@ final class ViewSite {
     }
     body.append("<table><thead><tr><th class=\"n\">sample</th><th>status</th><th class=\"n\">reward</th><th class=\"n\">advantage</th>"
         + "<th class=\"n\">span F1</th></tr></thead><tbody>");
-    for (StepTrees.Node r : roots) {
+    for (RolloutNode r : roots) {
       StepTrees.Verdict v = s.verdicts().get(r.nodeId());
       body.append("<tr><td class=\"n\">").append(Pages.link("#tree-" + r.sample(), String.valueOf(r.sample()))).append("</td><td>")
           .append(Html.escape(r.status())).append("</td><td class=\"n\">").append(TreeHtml.num(v == null ? null : v.reward()))
@@ -152,7 +153,7 @@ final class ViewSite {
           .append(TreeHtml.num(v == null ? null : v.spanF1())).append("</td></tr>");
     }
     body.append("</tbody></table>");
-    for (StepTrees.Node r : roots) {
+    for (RolloutNode r : roots) {
       body.append("<section class=\"tree\" id=\"tree-").append(r.sample()).append("\"><h2>Tree ").append(r.sample())
           .append(" <span class=\"muted\">").append(Html.escape(r.nodeId())).append("</span></h2>").append(trees.tree(r)).append("</section>\n");
       if (stepsPerQuery.getOrDefault(queryId, 1) > 1) cards.computeIfAbsent(queryId, k -> new ArrayList<>()).add(card(s, r, trees));
@@ -162,7 +163,7 @@ final class ViewSite {
   }
 
   /** What a comparison column shows of a tree: its outcome, its answer, the root's code, a link to the whole. */
-  private Card card(StepTrees s, StepTrees.Node root, TreeHtml trees) {
+  private Card card(StepTrees s, RolloutNode root, TreeHtml trees) {
     StepTrees.Verdict v = s.verdicts().get(root.nodeId());
     StringBuilder h = new StringBuilder("<h4>").append(Pages.link("../" + ViewPaths.tree(s.step(), root.queryId(), root.sample()),
         "sample " + root.sample())).append(" <span class=\"badge st-").append(Html.escape(root.status())).append("\">")
@@ -223,11 +224,11 @@ final class ViewSite {
     return Pages.page("Rollouts of " + runId, "", "", body.toString());
   }
 
-  private StepLine line(StepTrees s, Map<String, List<StepTrees.Node>> groups, TreeHtml trees) {
+  private StepLine line(StepTrees s, Map<String, List<RolloutNode>> groups, TreeHtml trees) {
     Map<String, Integer> statuses = new TreeMap<>();
     double sum = 0;
     int scored = 0;
-    for (StepTrees.Node r : s.roots()) {
+    for (RolloutNode r : s.roots()) {
       statuses.merge(r.status(), 1, Integer::sum);
       StepTrees.Verdict v = s.verdicts().get(r.nodeId());
       if (v != null && v.reward() != null) {
@@ -241,7 +242,7 @@ final class ViewSite {
   }
 
   /** A group of two or more scored trees whose rewards are all equal (no advantage to learn from). */
-  static boolean flat(StepTrees s, List<StepTrees.Node> group) {
+  static boolean flat(StepTrees s, List<RolloutNode> group) {
     List<Double> rewards = group.stream().map(r -> s.verdicts().get(r.nodeId())).filter(Objects::nonNull)
         .map(StepTrees.Verdict::reward).filter(Objects::nonNull).toList();
     return rewards.size() > 1 && rewards.stream().distinct().count() == 1;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import arbor.tables.RolloutNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,10 +17,10 @@ class ViewSiteTest {
       List.of(new StepTrees.Evidence("p1", "We train with AdamW and a cosine schedule."),
           new StepTrees.Evidence("p2", "Batch size is 64.")));
 
-  private static StepTrees.Node node(String id, String parent, String root, int sample, int depth, int childIndex,
+  private static RolloutNode node(String id, String parent, String root, int sample, int depth, int childIndex,
       String status, String answer) {
-    return new StepTrees.Node(id, parent, root, "q/1", sample, depth, childIndex, status, null, "prompt of " + id, answer, 1,
-        10, 1200, "djl", 3);
+    return new RolloutNode("run", 2L, id, "q/1", sample, parent, root, depth, childIndex, 0, "prompt of " + id, answer,
+        status, null, 1, 10, 1200, "djl", 3);
   }
 
   private static StepTrees.Turn turn(String nodeId, List<String> code, String observation) {
@@ -28,7 +29,7 @@ class ViewSiteTest {
   }
 
   private static StepTrees step(long step, double reward0, double reward1) {
-    List<StepTrees.Node> nodes = List.of(
+    List<RolloutNode> nodes = List.of(
         node("a", null, "a", 0, 0, -1, "final", "[\"we train with adamw\", \"a made-up span\"]"),
         node("a.1", "a", "a", 0, 1, 0, "final", "[\"x\"]"),
         node("a.0", "a", "a", 0, 1, 1, "max_turns", null),

@@ -19,7 +19,7 @@ import static org.apache.spark.sql.functions.when;
 import arbor.conf.AdvantageSettings;
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import arbor.tables.Samples;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -70,7 +70,7 @@ public final class Advantages {
    * group_size (scored roots of its group) and flat (whether the group's rewards are all equal).
    */
   public Dataset<Row> rootAdvantages(Dataset<Row> nodes, Dataset<Row> rewards) {
-    Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
+    Dataset<Row> roots = nodes.where(col(RolloutNode.PARENT_ID).isNull())
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.QUERY_ID), col(Cols.SAMPLE), col(Cols.NODE_ID).as(Cols.ROOT_ID));
     Dataset<Row> scored = rewards.where(col(Reward.STATUS).equalTo(lit(Reward.OK)).and(col(Reward.REWARD).isNotNull()))
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Reward.REWARD));
@@ -88,27 +88,27 @@ public final class Advantages {
   /** run_id, step, node_id and weight of every node that takes part (all of them, or the drawn ones). */
   public Dataset<Row> nodeWeights(Dataset<Row> nodes) {
     String[] key = {Cols.RUN_ID, Cols.STEP};
-    Dataset<Row> tree = nodes.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(RolloutNodes.PARENT_ID),
-        col(RolloutNodes.DEPTH), col(RolloutNodes.CHILD_INDEX));
-    Dataset<Row> children = tree.where(col(RolloutNodes.PARENT_ID).isNotNull())
-        .withColumn("k", count(lit(1)).over(Window.partitionBy(Cols.RUN_ID, Cols.STEP, RolloutNodes.PARENT_ID)))
-        .withColumn("rank", row_number().over(Window.partitionBy(Cols.RUN_ID, Cols.STEP, RolloutNodes.PARENT_ID)
-            .orderBy(RolloutNodes.CHILD_INDEX, Cols.NODE_ID)).minus(1));
+    Dataset<Row> tree = nodes.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(RolloutNode.PARENT_ID),
+        col(RolloutNode.DEPTH), col(RolloutNode.CHILD_INDEX));
+    Dataset<Row> children = tree.where(col(RolloutNode.PARENT_ID).isNotNull())
+        .withColumn("k", count(lit(1)).over(Window.partitionBy(Cols.RUN_ID, Cols.STEP, RolloutNode.PARENT_ID)))
+        .withColumn("rank", row_number().over(Window.partitionBy(Cols.RUN_ID, Cols.STEP, RolloutNode.PARENT_ID)
+            .orderBy(RolloutNode.CHILD_INDEX, Cols.NODE_ID)).minus(1));
     if (settings.oneChild()) {
-      children = children.where(col("rank").equalTo(pick().apply(lit(settings.seed()), col(RolloutNodes.PARENT_ID), col("k"))));
+      children = children.where(col("rank").equalTo(pick().apply(lit(settings.seed()), col(RolloutNode.PARENT_ID), col("k"))));
     }
-    Dataset<Row> level = tree.where(col(RolloutNodes.PARENT_ID).isNull()).select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID),
+    Dataset<Row> level = tree.where(col(RolloutNode.PARENT_ID).isNull()).select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID),
         lit(1.0).as(Samples.WEIGHT));
     Dataset<Row> all = level;
     for (int d = 1; d <= maxDepth; d++) {
-      Dataset<Row> parents = level.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(RolloutNodes.PARENT_ID),
+      Dataset<Row> parents = level.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(RolloutNode.PARENT_ID),
           col(Samples.WEIGHT).as("parent_weight"));
       Column w = switch (settings.reduction()) {
         case TOKEN_MEAN -> lit(1.0);
         case TREE -> settings.oneChild() ? col("parent_weight") : col("parent_weight").divide(col("k"));
       };
-      level = children.where(col(RolloutNodes.DEPTH).equalTo(d))
-          .join(parents, new String[] {Cols.RUN_ID, Cols.STEP, RolloutNodes.PARENT_ID})
+      level = children.where(col(RolloutNode.DEPTH).equalTo(d))
+          .join(parents, new String[] {Cols.RUN_ID, Cols.STEP, RolloutNode.PARENT_ID})
           .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), w.as(Samples.WEIGHT));
       all = all.unionByName(level);
     }
@@ -119,14 +119,14 @@ public final class Advantages {
   public Dataset<Row> samples(Dataset<Row> nodes, Dataset<Row> turns, Dataset<Row> rewards) {
     String[] nodeKey = {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID};
     Dataset<Row> roots = rootAdvantages(nodes, rewards).select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID), col(ADVANTAGE));
-    Column tooDeep = col(RolloutNodes.DEPTH).gt(maxDepth);
+    Column tooDeep = col(RolloutNode.DEPTH).gt(maxDepth);
     Dataset<Row> scoredNodes = nodes
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.QUERY_ID), col(Cols.SAMPLE), col(Cols.ROOT_ID),
             // A node deeper than the levels weighed would silently get no samples: stop instead.
             when(tooDeep, raise_error(concat(lit("advantages: node "), col(Cols.NODE_ID), lit(" is at depth "),
-                col(RolloutNodes.DEPTH).cast("string"), lit(", deeper than the " + maxDepth + " levels weighed (rlm.max_depth)"))))
-                .otherwise(col(RolloutNodes.DEPTH)).cast(DataTypes.IntegerType).as(Samples.DEPTH),
-            col(RolloutNodes.GEN_TOKENS).as(Samples.NODE_GEN_TOKENS))
+                col(RolloutNode.DEPTH).cast("string"), lit(", deeper than the " + maxDepth + " levels weighed (rlm.max_depth)"))))
+                .otherwise(col(RolloutNode.DEPTH)).cast(DataTypes.IntegerType).as(Samples.DEPTH),
+            col(RolloutNode.GEN_TOKENS).as(Samples.NODE_GEN_TOKENS))
         .join(roots, new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID})
         .join(nodeWeights(nodes), nodeKey);
     Column misaligned = size(col(Cols.LOGPROBS)).notEqual(size(col(Cols.RESPONSE_IDS)));

@@ -22,7 +22,7 @@ import arbor.synthesis.Queries;
 import arbor.tables.Cols;
 import arbor.tables.Eval;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.spark.sql.Column;
@@ -115,7 +115,7 @@ public final class Evaluate {
     warehouse.replaceWhere(Table.EVAL, Cols.RUN_ID + " = " + Warehouse.sqlString(runId) + " AND "
         + Cols.STEP + " = " + step + " AND " + Eval.POLICY + " = '" + policy + "' AND "
         + Eval.SPLIT + " = " + Warehouse.sqlString(split), rows);
-    long trees = nodes.where(col(RolloutNodes.PARENT_ID).isNull()).count();
+    long trees = nodes.where(col(RolloutNode.PARENT_ID).isNull()).count();
     nodes.unpersist();
     queries.unpersist();
     return new Written(evalRun, trees);
@@ -125,14 +125,14 @@ public final class Evaluate {
   static Dataset<Row> rows(Dataset<Row> nodes, Dataset<Row> rewards, Dataset<Row> queries,
       String runId, String policy, String split) {
     Dataset<Row> shape = nodes.groupBy(col(Cols.ROOT_ID))
-        .agg(count("*").cast("int").as(Eval.NODES), max(col(RolloutNodes.DEPTH)).as(Eval.DEPTH),
-            sum(col(RolloutNodes.GEN_TOKENS)).as(Eval.GEN_TOKENS),
-            sum(when(col(RolloutNodes.DEPTH).equalTo(1), 1).otherwise(0)).cast("int")
+        .agg(count("*").cast("int").as(Eval.NODES), max(col(RolloutNode.DEPTH)).as(Eval.DEPTH),
+            sum(col(RolloutNode.GEN_TOKENS)).as(Eval.GEN_TOKENS),
+            sum(when(col(RolloutNode.DEPTH).equalTo(1), 1).otherwise(0)).cast("int")
                 .as(Eval.CHILDREN));
-    Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
+    Dataset<Row> roots = nodes.where(col(RolloutNode.PARENT_ID).isNull())
         .select(col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Cols.QUERY_ID),
-            col(Cols.SAMPLE), col(RolloutNodes.LATENCY_MS),
-            col(RolloutNodes.STATUS).as("root_status"));
+            col(Cols.SAMPLE), col(RolloutNode.LATENCY_MS),
+            col(RolloutNode.STATUS).as("root_status"));
     Dataset<Row> judged = rewards.select(col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Reward.REWARD),
         col(Reward.SPAN_F1), col(Reward.STATUS).as("judge_status"));
     Column status = when(col("judge_status").isNotNull().and(col("judge_status").notEqual(Reward.OK)),
@@ -142,7 +142,7 @@ public final class Evaluate {
         .select(lit(runId).as(Cols.RUN_ID), col(Cols.STEP), lit(policy).as(Eval.POLICY),
             lit(split).as(Eval.SPLIT), col(Cols.QUERY_ID), col(Cols.SAMPLE),
             coalesce(col(Queries.TIER), lit("unknown")).as(Eval.TIER), col(Eval.REWARD), col(Eval.SPAN_F1),
-            col(RolloutNodes.LATENCY_MS).as(Eval.LATENCY_MS), col(Eval.GEN_TOKENS).cast("long").as(Eval.GEN_TOKENS),
+            col(RolloutNode.LATENCY_MS).as(Eval.LATENCY_MS), col(Eval.GEN_TOKENS).cast("long").as(Eval.GEN_TOKENS),
             col(Eval.CHILDREN), col(Eval.NODES), col(Eval.DEPTH), status.as(Eval.STATUS),
             current_timestamp().as(Eval.AT));
   }

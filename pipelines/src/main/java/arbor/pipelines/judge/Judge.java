@@ -8,7 +8,7 @@ import static org.apache.spark.sql.functions.struct;
 
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -33,11 +33,11 @@ public final class Judge {
    */
   public Dataset<Row> transform(Dataset<Row> nodes, Dataset<Row> references) {
     Dataset<Row> statuses = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID).as(Cols.NODE_ID))
-        .agg(collect_list(col(RolloutNodes.STATUS)).as(JudgeRoots.TREE_STATUSES));
-    Dataset<Row> roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
+        .agg(collect_list(col(RolloutNode.STATUS)).as(JudgeRoots.TREE_STATUSES));
+    Dataset<Row> roots = nodes.where(col(RolloutNode.PARENT_ID).isNull())
         .join(statuses, new String[] {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID})
         .select(col(Cols.QUERY_ID), struct(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.SAMPLE),
-            col(RolloutNodes.FINAL_ANSWER), col(RolloutNodes.STATUS), col(RolloutNodes.POLICY), col(RolloutNodes.ERROR),
+            col(RolloutNode.FINAL_ANSWER), col(RolloutNode.STATUS), col(RolloutNode.POLICY), col(RolloutNode.ERROR),
             col(JudgeRoots.TREE_STATUSES)).as("root"));
     Dataset<Row> perQuery = roots.groupBy(Cols.QUERY_ID).agg(collect_list(col("root")).as(JudgeRoots.ROOTS));
     // A root whose query has no reference row still gets a row (a judge_error that says so).

@@ -26,7 +26,7 @@ import arbor.pipelines.advantages.Advantages;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,13 +96,13 @@ public final class StepMetrics {
   }
 
   static Dataset<Row> trees(Dataset<Row> nodes) {
-    Column isChild = col(RolloutNodes.DEPTH).equalTo(1);
+    Column isChild = col(RolloutNode.DEPTH).equalTo(1);
     Dataset<Row> perTree = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID)).agg(
         sum(when(isChild, 1).otherwise(0)).as("children"),
-        max(col(RolloutNodes.DEPTH)).as("depth"),
+        max(col(RolloutNode.DEPTH)).as("depth"),
         count(lit(1)).as("nodes"),
-        sum(col(RolloutNodes.GEN_TOKENS)).as("tokens"),
-        max(when(col(RolloutNodes.PARENT_ID).isNull(), col(RolloutNodes.LATENCY_MS))).as("latency"));
+        sum(col(RolloutNode.GEN_TOKENS)).as("tokens"),
+        max(when(col(RolloutNode.PARENT_ID).isNull(), col(RolloutNode.LATENCY_MS))).as("latency"));
     Map<String, Column> figures = new LinkedHashMap<>();
     figures.put("rollouts.trees", count(lit(1)));
     figures.put("rollouts.children_per_root", avg(col("children")));
@@ -117,29 +117,29 @@ public final class StepMetrics {
   }
 
   static Dataset<Row> nodeFigures(Dataset<Row> nodes) {
-    Column child = col(RolloutNodes.PARENT_ID).isNotNull();
+    Column child = col(RolloutNode.PARENT_ID).isNotNull();
     Map<String, Column> figures = new LinkedHashMap<>();
     figures.put("rollouts.nodes", count(lit(1)));
-    figures.put("rollouts.turns_per_node", avg(col(RolloutNodes.TURNS)));
-    figures.put("rollouts.tokens_per_node", avg(col(RolloutNodes.GEN_TOKENS)));
+    figures.put("rollouts.turns_per_node", avg(col(RolloutNode.TURNS)));
+    figures.put("rollouts.tokens_per_node", avg(col(RolloutNode.GEN_TOKENS)));
     figures.put("rollouts.children_submitted_share",
-        avg(when(child, when(col(RolloutNodes.STATUS).equalTo(lit("final")), 1.0).otherwise(0.0))));
+        avg(when(child, when(col(RolloutNode.STATUS).equalTo(lit("final")), 1.0).otherwise(0.0))));
     return longForm(nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP)), figures);
   }
 
   static Dataset<Row> statusShares(Dataset<Row> nodes) {
-    Dataset<Row> counts = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(RolloutNodes.STATUS)).agg(count(lit(1)).as("n"));
+    Dataset<Row> counts = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP), col(RolloutNode.STATUS)).agg(count(lit(1)).as("n"));
     Dataset<Row> totals = nodes.groupBy(col(Cols.RUN_ID), col(Cols.STEP)).agg(count(lit(1)).as("total"));
     return counts.join(totals, STEP).select(col(Cols.RUN_ID), col(Cols.STEP),
-        concat(lit("rollouts.status_share."), col(RolloutNodes.STATUS)).as(Metric.NAME),
+        concat(lit("rollouts.status_share."), col(RolloutNode.STATUS)).as(Metric.NAME),
         col("n").divide(col("total")).cast("double").as(Metric.VALUE));
   }
 
   static Dataset<Row> children(Dataset<Row> nodes, Dataset<Row> references) {
-    Dataset<Row> kids = nodes.where(col(RolloutNodes.PARENT_ID).isNotNull())
+    Dataset<Row> kids = nodes.where(col(RolloutNode.PARENT_ID).isNotNull())
         .groupBy(Cols.QUERY_ID)
         .agg(collect_list(struct(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID), col(Cols.NODE_ID),
-            col(RolloutNodes.PROMPT).as(ChildScores.PROMPT), col(RolloutNodes.FINAL_ANSWER).as(JudgeRoots.FINAL_ANSWER)))
+            col(RolloutNode.PROMPT).as(ChildScores.PROMPT), col(RolloutNode.FINAL_ANSWER).as(JudgeRoots.FINAL_ANSWER)))
             .as(ChildScores.CHILDREN));
     Dataset<Row> scores = kids.join(references, Cols.QUERY_ID)
         .select(col(Cols.QUERY_ID), col(JudgeRoots.QUESTION), col(JudgeRoots.EVIDENCE), col(JudgeRoots.PAPERS), col(ChildScores.CHILDREN))
@@ -148,7 +148,7 @@ public final class StepMetrics {
     spanFigures.put("rollouts.child_span_f1", avg(when(col(ChildScores.ON_EVIDENCE), col(ChildScores.SPAN_F1))));
     Dataset<Row> span = longForm(scores.groupBy(col(Cols.RUN_ID), col(Cols.STEP)), spanFigures);
 
-    Dataset<Row> rootQueries = nodes.where(col(RolloutNodes.PARENT_ID).isNull())
+    Dataset<Row> rootQueries = nodes.where(col(RolloutNode.PARENT_ID).isNull())
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Cols.QUERY_ID));
     Dataset<Row> evidencePapers = references.select(col(Cols.QUERY_ID),
         array_distinct(col(JudgeRoots.EVIDENCE).getField(JudgeRoots.PAPER_ID)).as("truth"));
@@ -173,7 +173,7 @@ public final class StepMetrics {
     figures.put("advantages.flat_group_share", avg(when(col("flat"), 1.0).otherwise(0.0)));
     figures.put("advantages.scored_roots", sum(col("scored")));
     Dataset<Row> scored = longForm(groups.groupBy(col(Cols.RUN_ID), col(Cols.STEP)), figures);
-    Dataset<Row> allRoots = nodes.where(col(RolloutNodes.PARENT_ID).isNull()).groupBy(col(Cols.RUN_ID), col(Cols.STEP))
+    Dataset<Row> allRoots = nodes.where(col(RolloutNode.PARENT_ID).isNull()).groupBy(col(Cols.RUN_ID), col(Cols.STEP))
         .agg(count(lit(1)).as("roots"));
     Dataset<Row> scoredCount = roots.groupBy(col(Cols.RUN_ID), col(Cols.STEP)).agg(count(lit(1)).as("scored"));
     Dataset<Row> leftOut = allRoots.join(scoredCount, STEP, "left").select(col(Cols.RUN_ID), col(Cols.STEP),

@@ -7,8 +7,8 @@ import static org.apache.spark.sql.functions.when;
 
 import arbor.conf.RolloutSettings;
 import arbor.rlm.runtime.TreeRows;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import java.io.IOException;
@@ -81,8 +81,8 @@ public final class RolloutWriter {
               + " rollouts.max_infra_failure_fraction = %s; the step's tables were not changed, its trees are staged at %s",
           infra, total, runId, step, 100.0 * infra / total, settings.maxInfraFailureFraction(), staging));
     }
-    Dataset<Row> nodes = exact(spark, Rollouts.nodes(staged), RolloutNodes.SCHEMA);
-    Dataset<Row> turns = exact(spark, Rollouts.turns(staged), RolloutTurns.SCHEMA);
+    Dataset<Row> nodes = exact(spark, Rollouts.nodes(staged), RolloutNode.SCHEMA);
+    Dataset<Row> turns = exact(spark, Rollouts.turns(staged), RolloutTurn.SCHEMA);
     warehouse.replaceStep(Table.ROLLOUT_NODES, runId, step, nodes);
     warehouse.replaceStep(Table.ROLLOUT_TURNS, runId, step, turns);
     delete(spark, staging);

@@ -17,8 +17,8 @@ import arbor.progress.Progress;
 import arbor.rlm.runtime.RunTrees;
 import arbor.rlm.runtime.TreeRows;
 import arbor.tables.Papers;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import arbor.pipelines.warehouse.Warehouse;
 import java.util.List;
 import java.util.function.Consumer;
@@ -197,12 +197,12 @@ public final class Rollouts {
 
   /** The {@code rollout_nodes} rows of tree rows, in the table's schema. */
   public static Dataset<Row> nodes(Dataset<Row> trees) {
-    return unnest(trees, TreeRows.NODES, RolloutNodes.SCHEMA.fieldNames());
+    return unnest(trees, TreeRows.NODES, RolloutNode.SCHEMA.fieldNames());
   }
 
   /** The {@code rollout_turns} rows of tree rows, in the table's schema. */
   public static Dataset<Row> turns(Dataset<Row> trees) {
-    return unnest(trees, TreeRows.TURNS, RolloutTurns.SCHEMA.fieldNames());
+    return unnest(trees, TreeRows.TURNS, RolloutTurn.SCHEMA.fieldNames());
   }
 
   private static Dataset<Row> unnest(Dataset<Row> trees, String column, String[] fields) {

@@ -5,7 +5,7 @@ import static org.apache.spark.sql.functions.col;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import arbor.tables.Cols;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import arbor.tables.TeacherRun;
 import java.util.List;
 import java.util.Optional;
@@ -37,7 +37,7 @@ public final class TeacherRuns {
     TeacherRun run = found.getFirst();
     long roots = warehouse.read(Table.ROLLOUT_NODES)
         .where(col(Cols.RUN_ID).equalTo(run.teacherRun()).and(col(Cols.STEP).equalTo(0))
-            .and(col(RolloutNodes.PARENT_ID).isNull())).count();
+            .and(col(RolloutNode.PARENT_ID).isNull())).count();
     long judged = warehouse.read(Table.REWARDS)
         .where(col(Cols.RUN_ID).equalTo(run.teacherRun()).and(col(Cols.STEP).equalTo(0))).count();
     return roots == run.trees() && judged >= roots ? Optional.of(run) : Optional.empty();

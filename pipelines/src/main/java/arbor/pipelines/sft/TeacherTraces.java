@@ -4,8 +4,8 @@ import static org.apache.spark.sql.functions.*;
 
 import arbor.tables.Cols;
 import arbor.tables.Reward;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -35,28 +35,28 @@ public final class TeacherTraces {
    * @param rewards rewards rows of the same run (their span_f1 is what counts)
    */
   public Dataset<Row> verdicts(Dataset<Row> nodes, Dataset<Row> turns, Dataset<Row> rewards) {
-    Column lastTurnOfFinal = col("n." + RolloutNodes.STATUS).equalTo("final")
-        .and(col("t." + Cols.TURN).equalTo(col("n." + RolloutNodes.TURNS).minus(1)));
-    Column callsFinal = exists(col("t." + RolloutTurns.CODE), c -> c.contains("FINAL"));
-    Column turnError = when(col("t." + RolloutTurns.REPL_ERROR), lit(1))
-        .when(size(col("t." + RolloutTurns.CODE)).equalTo(0), lit(2))
+    Column lastTurnOfFinal = col("n." + RolloutNode.STATUS).equalTo("final")
+        .and(col("t." + Cols.TURN).equalTo(col("n." + RolloutNode.TURNS).minus(1)));
+    Column callsFinal = exists(col("t." + RolloutTurn.CODE), c -> c.contains("FINAL"));
+    Column turnError = when(col("t." + RolloutTurn.REPL_ERROR), lit(1))
+        .when(size(col("t." + RolloutTurn.CODE)).equalTo(0), lit(2))
         .when(callsFinal.and(not(lastTurnOfFinal)), lit(3));
     Dataset<Row> worstTurn = turns.as("t")
         .join(nodes.as("n"), keys("t", "n"))
         .groupBy(col("n." + Cols.RUN_ID).as(Cols.RUN_ID), col("n." + Cols.STEP).as(Cols.STEP),
             col("n." + Cols.ROOT_ID).as(Cols.ROOT_ID))
         .agg(min(turnError).as("turn_error"));
-    Dataset<Row> roots = nodes.where(col(RolloutNodes.DEPTH).equalTo(0))
+    Dataset<Row> roots = nodes.where(col(RolloutNode.DEPTH).equalTo(0))
         .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Cols.QUERY_ID),
-            col(RolloutNodes.STATUS))
+            col(RolloutNode.STATUS))
         .join(rewards.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID).as(Cols.ROOT_ID), col(Reward.SPAN_F1)),
             new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}, "left")
         .join(worstTurn, new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}, "left");
     Column reason = when(col("turn_error").equalTo(1), lit(REPL_ERROR))
         .when(col("turn_error").equalTo(2), lit(NO_CODE))
         .when(col("turn_error").equalTo(3), lit(FAILED_FINAL))
-        .when(col(RolloutNodes.STATUS).notEqual("final"),
-            concat(lit(NO_ANSWER + " (status "), col(RolloutNodes.STATUS), lit(")")))
+        .when(col(RolloutNode.STATUS).notEqual("final"),
+            concat(lit(NO_ANSWER + " (status "), col(RolloutNode.STATUS), lit(")")))
         .when(coalesce(col(Reward.SPAN_F1), lit(0.0)).leq(0.0), lit(ZERO_F1));
     return roots.select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.ROOT_ID), col(Cols.QUERY_ID), reason.as(REASON));
   }
@@ -69,8 +69,8 @@ public final class TeacherTraces {
     Dataset<Row> keptNodes = nodes.join(verdicts.where(col(REASON).isNull()).select(Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID),
         new String[] {Cols.RUN_ID, Cols.STEP, Cols.ROOT_ID}).select(Cols.RUN_ID, Cols.STEP, Cols.NODE_ID, Cols.QUERY_ID);
     return turns.join(keptNodes, new String[] {Cols.RUN_ID, Cols.STEP, Cols.NODE_ID})
-        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.TURN), col(Cols.QUERY_ID), col(RolloutTurns.MESSAGES),
-            col(RolloutTurns.RESPONSE_TEXT));
+        .select(col(Cols.RUN_ID), col(Cols.STEP), col(Cols.NODE_ID), col(Cols.TURN), col(Cols.QUERY_ID), col(RolloutTurn.MESSAGES),
+            col(RolloutTurn.RESPONSE_TEXT));
   }
 
   private static Column keys(String a, String b) {

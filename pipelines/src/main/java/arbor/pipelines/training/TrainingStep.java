@@ -23,7 +23,7 @@ import arbor.progress.Progress;
 import arbor.progress.Tally;
 import arbor.tables.Cols;
 import arbor.tables.Metric;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,7 +106,7 @@ public final class TrainingStep {
       Dataset<Row> turns = stepRows(Table.ROLLOUT_TURNS, step);
       timed(seconds, "judge", () -> {
         TaskCount judged = TaskCount.register(queries.sparkSession(), "judge.trees");
-        long roots = nodes.where(col(RolloutNodes.PARENT_ID).isNull()).count();
+        long roots = nodes.where(col(RolloutNode.PARENT_ID).isNull()).count();
         try (var p = progress(phase + "judge", "trees", judged::done, () -> roots)) {
           warehouse.replaceStep(Table.REWARDS, runId, step, judged.counting(judge.transform(nodes, references)));
         }

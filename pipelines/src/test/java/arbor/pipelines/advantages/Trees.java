@@ -1,7 +1,7 @@
 package arbor.pipelines.advantages;
 
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
@@ -69,11 +69,11 @@ public final class Trees {
   }
 
   public Dataset<Row> nodes(SparkSession spark) {
-    return spark.createDataFrame(withChildCounts(), RolloutNodes.SCHEMA);
+    return spark.createDataFrame(withChildCounts(), RolloutNode.SCHEMA);
   }
 
   public Dataset<Row> turns(SparkSession spark) {
-    return spark.createDataFrame(turns, RolloutTurns.SCHEMA);
+    return spark.createDataFrame(turns, RolloutTurn.SCHEMA);
   }
 
   /** num_children as the rollouts stage writes it: the node's children in the table. */

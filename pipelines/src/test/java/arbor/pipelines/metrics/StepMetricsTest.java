@@ -16,7 +16,7 @@ import arbor.pipelines.spark.TestSpark;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
 import arbor.tables.Metric;
-import arbor.tables.RolloutNodes;
+import arbor.tables.RolloutNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.HashMap;
 import java.util.List;
@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 /** A step's metrics from hand-built trees judged by the embedded judge, written to Delta. */
 class StepMetricsTest {
   static final SparkSession SPARK = TestSpark.spark();
-  static final int NODE_ROOT_ID = RolloutNodes.SCHEMA.fieldIndex(arbor.tables.Cols.ROOT_ID);
-  static final int NODE_GEN_TOKENS = RolloutNodes.SCHEMA.fieldIndex(RolloutNodes.GEN_TOKENS);
+  static final int NODE_ROOT_ID = RolloutNode.SCHEMA.fieldIndex(arbor.tables.Cols.ROOT_ID);
+  static final int NODE_GEN_TOKENS = RolloutNode.SCHEMA.fieldIndex(RolloutNode.GEN_TOKENS);
 
   @Test
   void aStepsFiguresCoverRewardsTreeShapeChildrenStatusesAndFlatGroups() throws Exception {

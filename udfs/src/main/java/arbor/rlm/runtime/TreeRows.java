@@ -7,8 +7,8 @@ import arbor.policy.files.ChatMessage;
 import arbor.rlm.NodeRecord;
 import arbor.rlm.NodeStatus;
 import arbor.rlm.Turn;
-import arbor.tables.RolloutNodes;
-import arbor.tables.RolloutTurns;
+import arbor.tables.RolloutNode;
+import arbor.tables.RolloutTurn;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -18,7 +18,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The rows the rollout stage moves: one {@link #TASK} row per tree to run (a query's question and
@@ -81,8 +80,8 @@ public final class TreeRows {
       .add(INFRA_FAILURE, DataTypes.BooleanType, false)
       .add(ERROR, DataTypes.StringType, true)
       .add(LATENCY_MS, DataTypes.LongType, false)
-      .add(NODES, DataTypes.createArrayType(RolloutNodes.SCHEMA, false), false)
-      .add(TURNS, DataTypes.createArrayType(RolloutTurns.SCHEMA, false), false);
+      .add(NODES, DataTypes.createArrayType(RolloutNode.SCHEMA, false), false)
+      .add(TURNS, DataTypes.createArrayType(RolloutTurn.SCHEMA, false), false);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -136,16 +135,16 @@ public final class TreeRows {
   private static Row node(TreeKey k, String nodeId, String parentId, String rootId, int depth, int childIndex,
       int numChildren, String prompt, String finalAnswer, String status, String error, int turns, long genTokens,
       long latency) {
-    return RowFactory.create(k.runId(), k.step(), nodeId, k.queryId(), k.sample(), parentId, rootId, depth,
-        childIndex, numChildren, prompt, finalAnswer, status, error, turns, genTokens, latency, k.policy().key(),
-        k.version());
+    return new RolloutNode(k.runId(), k.step(), nodeId, k.queryId(), k.sample(), parentId, rootId, depth, childIndex,
+        numChildren, prompt, finalAnswer, status, error, turns, genTokens, latency, k.policy().key(), k.version())
+        .toRow();
   }
 
   private static Row turn(TreeKey k, String nodeId, Turn t) {
-    return RowFactory.create(k.runId(), k.step(), nodeId, t.index(), messages(t.prompt()), ints(t.promptTokenIds()),
-        ints(t.responseTokenIds()), floats(t.logprobs()), t.response(), seq(t.code()), t.observation(), t.replError(),
+    return new RolloutTurn(k.runId(), k.step(), nodeId, t.index(), messages(t.prompt()), ints(t.promptTokenIds()),
+        ints(t.responseTokenIds()), floats(t.logprobs()), t.response(), t.code(), t.observation(), t.replError(),
         t.finish().key(), t.truncated(), t.sampling().temperature(), t.sampling().topP(), t.sampling().topK(),
-        t.seed(), k.version(), t.genMillis(), t.execMillis());
+        t.seed(), k.version(), t.genMillis(), t.execMillis()).toRow();
   }
 
   /** Why a node ended without a final answer, in words (null when it gave one). */
@@ -174,7 +173,7 @@ public final class TreeRows {
     }
   }
 
-  private static scala.collection.immutable.Seq<Integer> ints(int[] v) {
+  private static List<Integer> ints(int[] v) {
     if (v == null) {
       return null;
     }
@@ -182,10 +181,10 @@ public final class TreeRows {
     for (int x : v) {
       list.add(x);
     }
-    return seq(list);
+    return list;
   }
 
-  private static scala.collection.immutable.Seq<Float> floats(float[] v) {
+  private static List<Float> floats(float[] v) {
     if (v == null) {
       return null;
     }
@@ -193,10 +192,6 @@ public final class TreeRows {
     for (float x : v) {
       list.add(x);
     }
-    return seq(list);
-  }
-
-  private static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
-    return CollectionConverters.asScala(list).toSeq();
+    return list;
   }
 }

@@ -2,16 +2,24 @@ package arbor.tables;
 
 import static arbor.tables.Cols.*;
 
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code rollout_nodes}: one row per RLM node of every rollout tree of a step, roots and
+ * A row of {@code rollout_nodes}: one per RLM node of every rollout tree of a step, roots and
  * children alike. Key: run_id, step, node_id. A root has {@code parent_id} null, depth 0 and
  * child_index -1; its {@code latency_ms} is the tree's wall time.
+ *
+ * @param finalAnswer the answer as JSON, null without one
+ * @param status a {@code NodeStatus} key, or the harness's {@code infra_error}
+ * @param error why the node ended without an answer, in words (null when it gave one)
+ * @param turns how many turns it took
  */
-public final class RolloutNodes {
-  private RolloutNodes() {}
+public record RolloutNode(String runId, long step, String nodeId, String queryId, int sample, String parentId,
+    String rootId, int depth, int childIndex, int numChildren, String prompt, String finalAnswer, String status,
+    String error, int turns, long genTokens, long latencyMs, String policy, long policyVersion) {
 
   public static final String PARENT_ID = "parent_id";
   public static final String DEPTH = "depth";
@@ -52,4 +60,18 @@ public final class RolloutNodes {
       .add(LATENCY_MS, DataTypes.LongType, false)
       .add(POLICY, DataTypes.StringType, false)
       .add(POLICY_VERSION, DataTypes.LongType, false);
+
+  public Row toRow() {
+    return RowFactory.create(runId, step, nodeId, queryId, sample, parentId, rootId, depth, childIndex, numChildren,
+        prompt, finalAnswer, status, error, turns, genTokens, latencyMs, policy, policyVersion);
+  }
+
+  /** A node read from a row with this table's columns (by name, so in any order). */
+  public static RolloutNode of(Row row) {
+    return new RolloutNode(row.getAs(RUN_ID), row.<Long>getAs(STEP), row.getAs(NODE_ID), row.getAs(QUERY_ID),
+        row.<Integer>getAs(SAMPLE), row.getAs(PARENT_ID), row.getAs(ROOT_ID), row.<Integer>getAs(DEPTH),
+        row.<Integer>getAs(CHILD_INDEX), row.<Integer>getAs(NUM_CHILDREN), row.getAs(PROMPT), row.getAs(FINAL_ANSWER),
+        row.getAs(STATUS), row.getAs(ERROR), row.<Integer>getAs(TURNS), row.<Long>getAs(GEN_TOKENS),
+        row.<Long>getAs(LATENCY_MS), row.getAs(POLICY), row.<Long>getAs(POLICY_VERSION));
+  }
 }
