@@ -1,5 +1,8 @@
 package arbor.ingest;
 
+import static arbor.tables.Cols.seq;
+
+import arbor.tables.Cols;
 import arbor.tables.Papers;
 import java.util.List;
 import org.apache.spark.sql.Row;
@@ -7,7 +10,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The Spark side of ingest's records: their schemas and Row conversions. Parsing yields one row
@@ -78,15 +80,11 @@ public final class IngestRows {
 
   static Row question(SourceQuestion q) {
     Row struct = RowFactory.create(q.paperId(), q.questionId(), q.question(),
-        seq(q.evidence().stream().map(IngestRows::seq).toList()), q.answerable(), q.path());
+        seq(q.evidence().stream().map(Cols::seq).toList()), q.answerable(), q.path());
     return RowFactory.create(QUESTION, null, struct, null);
   }
 
   static Row error(IngestError e) {
     return RowFactory.create(ERROR, null, null, RowFactory.create(e.source(), e.path(), e.reason()));
-  }
-
-  private static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
-    return CollectionConverters.asScala(list).toSeq();
   }
 }

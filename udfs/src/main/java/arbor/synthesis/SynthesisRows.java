@@ -1,5 +1,7 @@
 package arbor.synthesis;
 
+import static arbor.tables.Cols.seq;
+
 import arbor.tables.Papers;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,9 +119,5 @@ public final class SynthesisRows {
     List<Float> list = new ArrayList<>(v.length);
     for (float x : v) list.add(x);
     return seq(list);
-  }
-
-  private static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
-    return CollectionConverters.asScala(list).toSeq();
   }
 }

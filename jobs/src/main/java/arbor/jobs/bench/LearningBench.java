@@ -1,6 +1,5 @@
 package arbor.jobs.bench;
 
-import arbor.conf.ApiKeys;
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
@@ -169,7 +168,7 @@ final class LearningBench implements Benchmark {
     Scored bm25Score = new Scored("bm25 top-" + k, "-", 0, bm25, bm25.size(), 0, 0);
     out.printf(Locale.ROOT, "%s: bm25 top-%d paragraphs: %d queries judged, mean %.4f%n", WHO, k, bm25.size(),
         bm25Score.mean());
-    Scored expertScore = score(job, new Evaluate(evalExpert, null, ApiKeys.read(evalExpert, System.getenv())),
+    Scored expertScore = score(job, new Evaluate(evalExpert, null, job.apiKeys()),
         PolicyKind.SCRIPTED, "expert", expertRun, 0, split, resume);
     elapsed(out, start, "eval expert");
 
@@ -358,7 +357,7 @@ final class LearningBench implements Benchmark {
     RolloutSettings r = tree.rollouts();
     ArborConfig evalDjl = tree.withRollouts(new RolloutSettings(PolicyKind.DJL, evalSamples, r.treesPerTask(),
         r.maxInfraFailureFraction(), r.sandbox()));
-    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), ApiKeys.read(evalDjl, System.getenv()));
+    Evaluate evaluate = new Evaluate(evalDjl, new RunCheckpoints(store.source()), job.apiKeys());
     Scored sftScore = score(job, evaluate, PolicyKind.DJL, "sft", sftRun, 0, split, resume);
     elapsed(out, start, "eval sft" + of);
     Map<Long, Scored> rlCurve = new TreeMap<>(Map.of(0L, sftScore));
