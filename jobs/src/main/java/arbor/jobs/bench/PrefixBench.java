@@ -14,7 +14,7 @@ import arbor.policy.generate.SamplingParams;
 import arbor.policy.kernels.TorchThreads;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import arbor.rlm.Prompts;
 import arbor.rlm.RlmLimits;
 import arbor.rlm.TreeRunner;
@@ -116,7 +116,7 @@ final class PrefixBench implements Benchmark {
     // CPU: the prefill ratio and the memory do not depend on the model; the speedup does.
     ModelConfig config = ModelConfig.qwen3(vocab, 64, 128, 2, 2, 1, 32, true);
     Map<String, HostTensor> weights = new LinkedHashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(config, 3, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(config, 3, TensorDtype.F32)) {
       weights.put(t.name(), t);
     }
     Map<String, Object> figures = new LinkedHashMap<>();

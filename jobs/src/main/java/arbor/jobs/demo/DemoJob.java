@@ -1,5 +1,6 @@
 package arbor.jobs.demo;
 
+import arbor.conf.ArborConfig;
 import arbor.jobs.cli.Job;
 import arbor.jobs.cli.JobContext;
 import arbor.jobs.eval.EvalJob;
@@ -149,14 +150,20 @@ public final class DemoJob implements Job {
    * encodes (byte by byte at worst).
    */
   static Iterable<String> studentTexts(JobContext context) {
-    var c = context.config();
+    List<String> questions = context.warehouse().read(Table.QUERIES)
+        .select(arbor.synthesis.Queries.QUESTION).distinct().as(Encoders.STRING()).collectAsList();
+    List<String> paperIds = context.warehouse().read(Table.PAPERS)
+        .select("paper_id").as(Encoders.STRING()).collectAsList();
+    return studentTexts(context.config(), questions, paperIds);
+  }
+
+  /** {@link #studentTexts(JobContext)} for these questions and papers. */
+  public static List<String> studentTexts(ArborConfig c, List<String> questions, List<String> paperIds) {
     Prompts prompts = Prompts.of(c.rlm());
     List<String> texts = new ArrayList<>(prompts.systems().values());
     texts.add("<|im_start|>system\n<|im_end|>\n<|im_start|>user\n<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
     texts.add("0123456789 REPL variables: [] no code block found Traceback (most recent call last):");
     Policy teacher = FixedPolicies.scripted(c);
-    List<String> questions = context.warehouse().read(Table.QUERIES)
-        .select(arbor.synthesis.Queries.QUESTION).distinct().as(Encoders.STRING()).collectAsList();
     for (int i = 0; i < questions.size(); i++) {
       String q = questions.get(i);
       texts.add(prompts.instruction(0, q));
@@ -172,8 +179,7 @@ public final class DemoJob implements Job {
         }
       }
     }
-    texts.addAll(context.warehouse().read(Table.PAPERS)
-        .select("paper_id").as(Encoders.STRING()).collectAsList());
+    texts.addAll(paperIds);
     return texts;
   }
 

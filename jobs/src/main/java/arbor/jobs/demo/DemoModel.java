@@ -4,7 +4,7 @@ import arbor.conf.SetupSettings;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,15 +19,15 @@ import java.util.function.Supplier;
  * keeps only the tokens of the texts the student will see ({@link StudentVocabulary}), which
  * moves its parameters from a 151,936-row embedding into its layers.
  */
-final class DemoModel {
+public final class DemoModel {
   private DemoModel() {}
 
   /** Qwen3's vocabulary (151,936 ids: the tokenizer's 151,669 rounded up as the family does). */
   static final int QWEN3_VOCAB = 151_936;
 
   /** What was written (or found): the folder's config and whether this call wrote it. */
-  record Written(ModelConfig config, boolean made) {
-    String description() {
+  public record Written(ModelConfig config, boolean made) {
+    public String description() {
       long embedding = (long) config.vocabSize() * config.hiddenSize();
       long layers = config.matmulParameters() - embedding;
       return String.format(Locale.ROOT, "hidden %d, %d layers, %d heads, %,d-token vocabulary: %,d parameters,"
@@ -42,7 +42,7 @@ final class DemoModel {
    *
    * @param texts what the student will read and write (only asked for when trimming)
    */
-  static Written ensure(Path dir, Path qwen3Tokenizer, SetupSettings.Student shape, Supplier<Iterable<String>> texts)
+  public static Written ensure(Path dir, Path qwen3Tokenizer, SetupSettings.Student shape, Supplier<Iterable<String>> texts)
       throws IOException {
     if (Files.isRegularFile(dir.resolve(HfModelFolder.CONFIG))) {
       return new Written(ModelConfig.parse(Files.readString(dir.resolve(HfModelFolder.CONFIG))), false);
@@ -56,9 +56,9 @@ final class DemoModel {
       // Rounded up to a multiple of 64, as the Qwen family pads its embedding.
       vocab = (trimmed.vocabSize() + 63) / 64 * 64;
     }
-    ModelConfig config = TinyModels.write(ModelConfig.qwen3(vocab, shape.hidden(), shape.intermediate(),
-        shape.layers(), shape.heads(), shape.kvHeads(), shape.headDim(), true), shape.seed(),
-        new TinyModels.TokenizerSource.Folder(tokenizer), TensorDtype.F32, partial);
+    ModelConfig config = ScratchModel.write(ModelConfig.qwen3(vocab, shape.hidden(), shape.intermediate(),
+        shape.layers(), shape.heads(), shape.kvHeads(), shape.headDim(), true), shape.seed(), TensorDtype.F32,
+        tokenizer, partial);
     // Renamed whole, so a demo killed while writing leaves no half model that looks complete.
     Files.move(partial, dir, StandardCopyOption.ATOMIC_MOVE);
     return new Written(config, true);

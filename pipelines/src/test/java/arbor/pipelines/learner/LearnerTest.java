@@ -10,7 +10,7 @@ import arbor.policy.files.HostTensor;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import arbor.policy.train.PolicyForward;
 import arbor.policy.train.ResponseSample;
 import arbor.tables.Cols;
@@ -36,7 +36,7 @@ class LearnerTest {
 
   private static Qwen3Model model() {
     Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(CONFIG, 8, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(CONFIG, 8, TensorDtype.F32)) {
       m.put(t.name(), t);
     }
     return Qwen3Model.create(CONFIG, m, Device.cpu());

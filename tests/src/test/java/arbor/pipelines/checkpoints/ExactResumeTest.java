@@ -16,7 +16,7 @@ import arbor.policy.files.TensorDtype;
 import arbor.policy.model.HfModelFolder;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import arbor.policy.train.AdamWState;
 import arbor.policy.train.BatchShape;
 import arbor.policy.train.PolicyForward;
@@ -56,7 +56,7 @@ class ExactResumeTest {
   }
 
   private static Qwen3Model initial() {
-    return Qwen3Model.create(CONFIG, byName(TinyModels.randomWeights(CONFIG, 4, TensorDtype.F32)),
+    return Qwen3Model.create(CONFIG, byName(ScratchModel.weights(CONFIG, 4, TensorDtype.F32)),
         Device.cpu());
   }
 
@@ -143,7 +143,7 @@ class ExactResumeTest {
       double maxDiff = 0;
       long differentBits = 0;
       long moved = 0;
-      List<HostTensor> initialWeights = TinyModels.randomWeights(CONFIG, 4, TensorDtype.F32);
+      List<HostTensor> initialWeights = ScratchModel.weights(CONFIG, 4, TensorDtype.F32);
       for (int i = 0; i < want.size(); i++) {
         float[] a = want.get(i).values();
         float[] b = got.get(i).values();

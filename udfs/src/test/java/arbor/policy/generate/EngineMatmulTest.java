@@ -9,7 +9,7 @@ import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import arbor.policy.model.VectorLinear;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -23,7 +23,7 @@ class EngineMatmulTest {
 
   @BeforeAll
   static void load() {
-    model = Qwen3Model.create(CONFIG, TinyModels.randomWeights(CONFIG, 1, TensorDtype.F32)
+    model = Qwen3Model.create(CONFIG, ScratchModel.weights(CONFIG, 1, TensorDtype.F32)
         .stream().collect(Collectors.toMap(t -> t.name(), t -> t)), Device.cpu());
   }
 

@@ -12,7 +12,7 @@ import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,7 +32,7 @@ class PrefixCacheTest {
 
   @BeforeAll
   static void load() {
-    var weights = TinyModels.randomWeights(CONFIG, 7, TensorDtype.F32).stream()
+    var weights = ScratchModel.weights(CONFIG, 7, TensorDtype.F32).stream()
         .map(t -> t.name().endsWith("norm.weight") ? t : GenerationEngineTest.scaled(t, 5f))
         .collect(Collectors.toMap(t -> t.name(), t -> t));
     model = Qwen3Model.create(CONFIG, weights, Device.cpu());

@@ -127,7 +127,7 @@ class HfModelFolderTest {
   @Test
   void aMissingShardIsNamedWithItsTensor() throws IOException {
     Path sharded = tmp.resolve("broken");
-    HfModelFolder.writeWeights(TinyModels.randomWeights(TINY, 1, TensorDtype.F32), sharded,
+    HfModelFolder.writeWeights(ScratchModel.weights(TINY, 1, TensorDtype.F32), sharded,
         40_000);
     Files.delete(sharded.resolve("model-00002-of-" + String.format("%05d",
         countShards(sharded)) + ".safetensors"));

@@ -54,7 +54,7 @@ class HostDecoderTest {
   /** A model of {@code config} with seeded random weights. */
   private static Qwen3Model model(ModelConfig config, long seed) {
     return Qwen3Model.create(config, HfModelFolder.byName(
-        TinyModels.randomWeights(config, seed, TensorDtype.F32)), Device.cpu());
+        ScratchModel.weights(config, seed, TensorDtype.F32)), Device.cpu());
   }
 
   private static float[] hidden(HostDecoder decoder, Qwen3Model model, NDManager work) {
@@ -71,7 +71,7 @@ class HostDecoderTest {
   @MethodSource("arbor.policy.model.Qwen3ModelTest#configs")
   void logitsMatchANaivePlainJavaForward(String name, ModelConfig config) {
     Map<String, HostTensor> weights = HfModelFolder.byName(
-        TinyModels.randomWeights(config, 7, TensorDtype.F32));
+        ScratchModel.weights(config, 7, TensorDtype.F32));
     float[][] expected = new NaiveReference(config, weights).logits(TOKENS);
     try (Qwen3Model model = Qwen3Model.create(config, weights, Device.cpu());
         VectorLinear linear = new VectorLinear(2, model::weightsVersion);

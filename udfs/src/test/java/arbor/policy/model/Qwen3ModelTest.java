@@ -40,7 +40,7 @@ class Qwen3ModelTest {
   @MethodSource("configs")
   void logitsMatchANaivePlainJavaForward(String name, ModelConfig config) {
     Map<String, HostTensor> weights = HfModelFolder.byName(
-        TinyModels.randomWeights(config, 7, TensorDtype.F32));
+        ScratchModel.weights(config, 7, TensorDtype.F32));
     int[] tokens = {3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3};
     float[][] expected = new NaiveReference(config, weights).logits(tokens);
     try (Qwen3Model model = Qwen3Model.create(config, weights, Device.cpu());
@@ -64,7 +64,7 @@ class Qwen3ModelTest {
   void aBatchOfRightPaddedSequencesGivesEachSequencesOwnLogits() {
     ModelConfig config = ModelConfig.qwen3(97, 32, 48, 2, 4, 2, 8, false);
     Map<String, HostTensor> weights = HfModelFolder.byName(
-        TinyModels.randomWeights(config, 11, TensorDtype.F32));
+        ScratchModel.weights(config, 11, TensorDtype.F32));
     int[] shortSeq = {5, 6, 7};
     float[][] expected = new NaiveReference(config, weights).logits(shortSeq);
     try (Qwen3Model model = Qwen3Model.create(config, weights, Device.cpu());
@@ -84,7 +84,7 @@ class Qwen3ModelTest {
   void aMissingTensorIsNamedInTheError() {
     ModelConfig config = ModelConfig.qwen3(97, 32, 48, 1, 4, 2, 8, true);
     Map<String, HostTensor> weights = new java.util.HashMap<>(HfModelFolder.byName(
-        TinyModels.randomWeights(config, 1, TensorDtype.F32)));
+        ScratchModel.weights(config, 1, TensorDtype.F32)));
     weights.remove("model.layers.0.self_attn.k_norm.weight");
     var e = assertThrows(IllegalArgumentException.class,
         () -> Qwen3Model.create(config, weights, Device.cpu()));

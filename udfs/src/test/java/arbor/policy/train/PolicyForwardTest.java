@@ -16,7 +16,7 @@ import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +31,7 @@ class PolicyForwardTest {
 
   private static Map<String, HostTensor> weights(long seed) {
     Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(CONFIG, seed, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(CONFIG, seed, TensorDtype.F32)) {
       float[] v = t.values().clone();
       if (!t.name().endsWith("norm.weight")) {
         for (int i = 0; i < v.length; i++) {

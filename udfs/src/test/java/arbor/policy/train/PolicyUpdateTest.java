@@ -10,7 +10,7 @@ import arbor.policy.files.HostTensor;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,7 +25,7 @@ class PolicyUpdateTest {
   /** A random tiny trainable policy (vocab 64, seed 4); other tests of this package reuse it. */
   static Qwen3Model model() {
     Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(CONFIG, 4, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(CONFIG, 4, TensorDtype.F32)) {
       m.put(t.name(), t);
     }
     Qwen3Model model = Qwen3Model.create(CONFIG, m, Device.cpu());

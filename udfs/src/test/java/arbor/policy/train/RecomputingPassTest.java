@@ -13,7 +13,7 @@ import arbor.policy.files.HostTensor;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +28,7 @@ class RecomputingPassTest {
 
   private static Qwen3Model model() {
     Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(CONFIG, 21, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(CONFIG, 21, TensorDtype.F32)) {
       float[] v = t.values().clone();
       if (!t.name().endsWith("norm.weight")) {
         for (int i = 0; i < v.length; i++) {

@@ -10,7 +10,7 @@ import arbor.policy.files.HostTensor;
 import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +22,7 @@ class SftUpdateTest {
 
   private static Qwen3Model model() {
     Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(CONFIG, 7, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(CONFIG, 7, TensorDtype.F32)) {
       m.put(t.name(), t);
     }
     Qwen3Model model = Qwen3Model.create(CONFIG, m, Device.cpu());

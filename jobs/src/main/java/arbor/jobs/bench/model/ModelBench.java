@@ -15,7 +15,7 @@ import arbor.policy.generate.SamplingParams;
 import arbor.policy.kernels.TorchThreads;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
-import arbor.policy.model.TinyModels;
+import arbor.policy.model.ScratchModel;
 import arbor.policy.model.VectorLinear;
 import arbor.policy.train.PolicyForward;
 import arbor.policy.train.ResponseLogProbs;
@@ -453,7 +453,7 @@ public final class ModelBench {
   /** A model of config {@code c} with seeded random weights, on the CPU. */
   public static Qwen3Model randomModel(ModelConfig c) {
     Map<String, HostTensor> w = new LinkedHashMap<>();
-    for (HostTensor t : TinyModels.randomWeights(c, 1, TensorDtype.F32)) {
+    for (HostTensor t : ScratchModel.weights(c, 1, TensorDtype.F32)) {
       w.put(t.name(), t);
     }
     return Qwen3Model.create(c, w, Device.cpu());

@@ -14,54 +14,43 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * Makes small random models as HF folders, for tests, demos and benchmarks. Weights are drawn
- * from a seeded generator, so the same (config, seed) gives the same bytes on any machine.
+ * A model that has learned nothing yet: seeded random weights for a {@link ModelConfig}, and a
+ * Hugging Face folder holding them beside a tokenizer. This is where a student trained from
+ * scratch starts (the demo's, bench learning's). The same (config, seed) gives the same bytes on
+ * any machine.
  */
-public final class TinyModels {
+public final class ScratchModel {
 
-  private TinyModels() {}
-
-  /** Where the tokenizer of a tiny model comes from. */
-  public sealed interface TokenizerSource {
-    /** The 261-token byte-level tokenizer of {@link ByteLevelTokenizerFiles}. */
-    record ByteLevel() implements TokenizerSource {}
-
-    /** tokenizer.json and tokenizer_config.json copied from a folder (e.g. Qwen3's). */
-    record Folder(Path dir) implements TokenizerSource {}
-  }
+  private ScratchModel() {}
 
   /**
-   * Writes a random model of {@code config} to {@code dir} and returns the config as written
-   * (with the tokenizer's end-of-turn id as its eos). The vocabulary must cover the tokenizer.
+   * Writes a random model of {@code config} to {@code dir}, with the tokenizer files of
+   * {@code tokenizer} (a folder holding tokenizer.json and tokenizer_config.json; it may be
+   * {@code dir} itself), and returns the config as written: the tokenizer's end-of-turn id as
+   * its eos. The vocabulary must cover the tokenizer.
    */
-  public static ModelConfig write(ModelConfig config, long seed, TokenizerSource tokenizer,
-      TensorDtype dtype, Path dir) throws IOException {
+  public static ModelConfig write(ModelConfig config, long seed, TensorDtype dtype, Path tokenizer, Path dir)
+      throws IOException {
     Files.createDirectories(dir);
+    for (String name : List.of(HfModelFolder.TOKENIZER, HfModelFolder.TOKENIZER_CONFIG)) {
+      Path src = tokenizer.resolve(name);
+      if (!Files.isRegularFile(src)) {
+        throw new IOException("Tokenizer folder " + tokenizer + " has no " + name);
+      }
+      if (!Files.exists(dir.resolve(name)) || !Files.isSameFile(src, dir.resolve(name))) {
+        Files.copy(src, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
     int imEnd;
-    switch (tokenizer) {
-      case TokenizerSource.ByteLevel b -> {
-        ByteLevelTokenizerFiles.write(dir);
-        imEnd = ByteLevelTokenizerFiles.IM_END;
-      }
-      case TokenizerSource.Folder f -> {
-        for (String name : List.of(HfModelFolder.TOKENIZER, HfModelFolder.TOKENIZER_CONFIG)) {
-          Path src = f.dir().resolve(name);
-          if (!Files.isRegularFile(src)) {
-            throw new IOException("Tokenizer folder " + f.dir() + " has no " + name);
-          }
-          Files.copy(src, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-        }
-        try (PolicyTokenizer t = PolicyTokenizer.load(dir.resolve(HfModelFolder.TOKENIZER))) {
-          imEnd = t.tokenId("<|im_end|>");
-        }
-      }
+    try (PolicyTokenizer t = PolicyTokenizer.load(dir.resolve(HfModelFolder.TOKENIZER))) {
+      imEnd = t.tokenId("<|im_end|>");
     }
     if (imEnd >= config.vocabSize()) {
       throw new IllegalArgumentException("vocab_size " + config.vocabSize() + " is smaller than"
           + " the tokenizer (<|im_end|> is id " + imEnd + "); raise vocab_size");
     }
     ModelConfig written = config.withEos(List.of(imEnd)).withTorchDtype(dtype.torchName());
-    HfModelFolder.writeWeights(randomWeights(written, seed, dtype), dir, 0);
+    HfModelFolder.writeWeights(weights(written, seed, dtype), dir, 0);
     Files.writeString(dir.resolve(HfModelFolder.CONFIG), written.toJson());
     Files.writeString(dir.resolve(HfModelFolder.GENERATION_CONFIG),
         new ObjectMapper().writeValueAsString(Map.of("eos_token_id", List.of(imEnd),
@@ -73,7 +62,7 @@ public final class TinyModels {
    * Random weights for a config: N(0, 0.02) matrices and biases, norm weights near 1 (not
    * exactly 1, so a test notices a norm weight that is ignored or misplaced).
    */
-  public static List<HostTensor> randomWeights(ModelConfig config, long seed, TensorDtype dtype) {
+  public static List<HostTensor> weights(ModelConfig config, long seed, TensorDtype dtype) {
     SplittableRandom root = new SplittableRandom(seed);
     List<HostTensor> out = new ArrayList<>();
     for (var e : Qwen3Model.expectedTensors(config).entrySet()) {
