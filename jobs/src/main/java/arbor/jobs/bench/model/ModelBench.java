@@ -9,7 +9,6 @@ import ai.djl.training.GradientCollector;
 import arbor.conf.DjlPolicySettings.Matmul;
 import arbor.policy.files.HostTensor;
 import arbor.policy.files.TensorDtype;
-import arbor.policy.generate.DecodeProbe;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
 import arbor.policy.kernels.TorchThreads;
@@ -72,6 +71,9 @@ public final class ModelBench {
   private final Options options;
   private final Matmul matmul;
   private final PrintStream out;
+
+  /** Decode steps timed per round of {@link #contextRatio}. */
+  private static final int CONTEXT_STEPS = 16;
 
   /** Measures with the engine's CPU matmul kernel set to {@code matmul}. */
   public ModelBench(Options options, Matmul matmul, PrintStream out) {
@@ -152,11 +154,11 @@ public final class ModelBench {
           }
           if (m == largest) {
             matmulMs = weightMatmulMillis(model, (int) Math.round(b32Batch), engine.linear());
+            ratio = contextRatio(engine, detail);
           }
         }
         peak = Math.max(peak, matmulFlops());
         if (m == largest) {
-          ratio = contextRatio(model, detail);
           trainTokS = trainRate(model, detail);
           peak = Math.max(peak, matmulFlops());
         }
@@ -371,21 +373,22 @@ public final class ModelBench {
   }
 
   /**
-   * Per-token decode time at batch 1 with a long context over that with a short one. The two
-   * are measured interleaved, 15 times each, and the medians compared, so a burst of other
-   * work on shared cores does not land on one side only.
+   * Decode time per step at batch 1 with a long context over that with a short one, through the
+   * engine: a prompt of each length, then {@link #CONTEXT_STEPS} decode steps (with the prefix
+   * cache only the first round prefills the prompt). The two are measured interleaved, 15 rounds
+   * each after 3 warm-up rounds, and the medians compared, so a burst of other work on shared
+   * cores does not land on one side only.
    */
-  private double contextRatio(Qwen3Model model, Map<String, Object> detail) {
+  private double contextRatio(GenerationEngine engine, Map<String, Object> detail) {
     int[] contexts = {options.shortContext(), options.longContext()};
     double[][] samples = new double[2][15];
-    try (DecodeProbe probe = new DecodeProbe(model, 1, options.longContext(), matmul)) {
-      for (int i = 0; i < 3; i++) {
-        probe.stepMillis(contexts[0]);
-        probe.stepMillis(contexts[1]);
-      }
-      for (int r = 0; r < samples[0].length; r++) {
-        for (int c = 0; c < 2; c++) {
-          samples[c][r] = probe.stepMillis(contexts[c]);
+    for (int r = -3; r < samples[0].length; r++) {
+      for (int c = 0; c < 2; c++) {
+        GenerationEngine.Stats before = engine.stats();
+        engine.generate(randomPrompt(contexts[c], 7 + c), sampling(CONTEXT_STEPS + 1, r));
+        GenerationEngine.Stats d = engine.stats().minus(before);
+        if (r >= 0) {
+          samples[c][r] = d.decodeNanos() / 1e6 / Math.max(1, d.decodeSteps());
         }
       }
     }
@@ -393,8 +396,8 @@ public final class ModelBench {
     for (int c = 0; c < 2; c++) {
       java.util.Arrays.sort(samples[c]);
       median[c] = samples[c][samples[c].length / 2];
-      out.printf("decode step at position %d (batch 1): median %.2f ms (min %.2f, max %.2f)%n",
-          contexts[c], median[c], samples[c][0], samples[c][samples[c].length - 1]);
+      out.printf("decode step at positions %d-%d (batch 1): median %.2f ms (min %.2f, max %.2f)%n",
+          contexts[c], contexts[c] + CONTEXT_STEPS, median[c], samples[c][0], samples[c][samples[c].length - 1]);
       detail.put("decode_ms_per_token_at_" + contexts[c], median[c]);
     }
     double ratio = median[1] / median[0];
