@@ -153,13 +153,12 @@ final class LearningBench implements Benchmark {
     ModelConfig student = null;
     for (int i = 0; i < replicates; i++) {
       ArborConfig rep = replicate(tree, i);
-      ArborConfig initial = studentFolder(rep, i);
       String name = i == 0 ? prefix : prefix + "-r" + i;
       String of = replicates == 1 ? "" : String.format(Locale.ROOT, " (replicate %d of %d)", i + 1, replicates);
-      try (JobContext sub = new JobContext(job.job(), initial, List.of(), out)) {
+      try (JobContext sub = new JobContext(job.job(), rep, List.of(), out)) {
         student = DemoJob.student(sub, WHO + of, 4, PHASES);
       }
-      reps.add(trainAndScore(job, store, initial, rep, name, of, i, split, evalSamples, points, start, resume));
+      reps.add(trainAndScore(job, store, rep, name, of, i, split, evalSamples, points, start, resume));
     }
 
     out.printf("== %s 8/%d: held-out evaluation of the floor and the teacher on the %s split, %d samples per query,"
@@ -297,35 +296,27 @@ final class LearningBench implements Benchmark {
 
   /**
    * Replicate {@code i} of the recipe: the first is the configuration as given; each other one
-   * draws its own student (weights seed), its own SFT batch order and held-out draw, and its own
-   * GRPO queries and tree seeds. The teacher's traces and the held-out seeds are the same for all,
-   * so replicates differ by the training's randomness alone.
+   * draws its own student (weights seed) into its own folder beside the configured one, its own
+   * SFT batch order and held-out draw, and its own GRPO queries and tree seeds. The teacher's
+   * traces and the held-out seeds are the same for all, so replicates differ by the training's
+   * randomness alone.
    */
   static ArborConfig replicate(ArborConfig c, int i) {
     if (i == 0) return c;
     TrainSettings t = c.train();
     return c.withSetup(c.setup().withStudent(c.setup().student().withSeed(c.setup().student().seed() + i)))
+        .withPolicy(c.policy().withModelDir(c.policy().djl().modelDir() + "-r" + i))
         .withSft(c.sft().withSeed(c.sft().seed() + i))
         .withTrain(t.withSeed(t.seed() + "-r" + i));
   }
 
   /**
-   * Where replicate {@code i}'s random student is written and SFT starts from: its own folder
-   * beside the configured one. From SFT on, a run's weights are its checkpoints; GRPO and the
-   * evaluation keep the configured folder as their base (the same vocabulary and shape), as one
-   * executor JVM serves one base folder.
-   */
-  static ArborConfig studentFolder(ArborConfig c, int i) {
-    return i == 0 ? c : c.withPolicy(c.policy().withModelDir(c.policy().djl().modelDir() + "-r" + i));
-  }
-
-  /**
-   * Phases 5-8 for one replicate: SFT from the student in {@code initial}'s folder, both GRPO arms
+   * Phases 5-8 for one replicate: SFT from the student in {@code tree}'s folder, both GRPO arms
    * from its step-0 checkpoint, their held-out curve. With {@code resume}, an SFT checkpoint on
    * record is kept, an arm goes on from its latest checkpoint, and an evaluation on record is
    * read, not run again (each is written in one commit, so one on record is whole).
    */
-  private Replicate trainAndScore(JobContext job, CheckpointStore store, ArborConfig initial, ArborConfig tree,
+  private Replicate trainAndScore(JobContext job, CheckpointStore store, ArborConfig tree,
       String name, String of, int index, String split, int evalSamples, List<Long> points, long start,
       boolean resume) throws Exception {
     PrintStream out = job.out();
@@ -336,7 +327,7 @@ final class LearningBench implements Benchmark {
     if (resume && store.latest(sftRun).isPresent()) {
       out.printf("%s: --resume: run %s has its SFT checkpoint; kept%n", WHO, sftRun);
     } else {
-      job(new SftJob(), job, initial, "--run", sftRun);
+      job(new SftJob(), job, tree, "--run", sftRun);
     }
     Checkpoint sft = store.load(sftRun, 0);
     for (String run : List.of(rlRun, unRun)) {

@@ -11,9 +11,18 @@ import java.io.Serializable;
  * The policy by version: version 0 is the base model (the configured Hugging Face folder) in every
  * run; later versions are the training run's checkpoints, from {@code trained} (the Delta
  * {@code checkpoints} table once the learner writes it; null while there is none). A
- * {@link RunCheckpoints} source serves version 0 too: the run's own step-0 checkpoint.
+ * {@link RunCheckpoints} source serves version 0 too: the run's own step-0 checkpoint, and then the
+ * base folder and its cache are never read, so they are dropped: two configurations that differ
+ * only there serve the same policies, and one JVM's model holder serves both.
  */
 public record PolicyVersions(String baseModelDir, CheckpointSource trained, DjlPolicySettings.Cache cache) implements CheckpointSource, Serializable {
+
+  public PolicyVersions {
+    if (trained instanceof RunCheckpoints) {
+      baseModelDir = null;
+      cache = null;
+    }
+  }
 
   /** The run id that version 0 is keyed by: the base model is the same for every run. */
   public static final String BASE = "base";

@@ -151,6 +151,26 @@ class ModelHolderTest {
   }
 
   @Test
+  void runsServedOnlyFromTheirCheckpointsShareTheHolderWhateverTheBaseFolder() {
+    var opts = GenerationEngine.Options.defaults();
+    var runs = new RunCheckpoints(HfFolderSource.perRun(root));
+    var cache = new DjlPolicySettings.Cache(root.resolve("cache").toString(), 50);
+    ModelHolder a = ModelHolder.shared(Device.cpu(), new PolicyVersions("/students/a", runs, cache), opts);
+    try {
+      // The base folder is never read when the runs' checkpoints serve version 0 too.
+      assertSame(a, ModelHolder.shared(Device.cpu(), new PolicyVersions("/students/b", runs, null), opts));
+      try (ModelHolder.Lease lease = a.acquire(new CheckpointKey("run", 1))) {
+        assertEquals(new CheckpointKey("run", 1), lease.key());
+      }
+      // Where version 0 is the base folder, two folders are two policies.
+      assertThrows(IllegalStateException.class,
+          () -> ModelHolder.shared(Device.cpu(), new PolicyVersions("/students/b", null, null), opts));
+    } finally {
+      a.close();
+    }
+  }
+
+  @Test
   void aTaskWithoutGpusRunsOnTheCpu() {
     assertEquals(Device.cpu(), SparkTaskDevice.current());  // not inside a Spark task
     assertEquals(Device.cpu(), Devices.forTask(null));
