@@ -5,10 +5,8 @@ import arbor.jobs.bench.rlm.QasperDir;
 import arbor.jobs.bench.rlm.TreeLoadBench;
 import arbor.jobs.cli.Args;
 import arbor.jobs.setup.TokenizerFetcher;
-import arbor.policy.files.HostTensor;
 import arbor.policy.files.PolicyTokenizer;
 import arbor.policy.files.Qwen3ChatFormat;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
 import arbor.policy.kernels.TorchThreads;
@@ -115,12 +113,8 @@ final class PrefixBench implements Benchmark {
     // A tiny body (2 layers, hidden 64) on the real token ids, so the run stays short on a
     // CPU: the prefill ratio and the memory do not depend on the model; the speedup does.
     ModelConfig config = ModelConfig.qwen3(vocab, 64, 128, 2, 2, 1, 32, true);
-    Map<String, HostTensor> weights = new LinkedHashMap<>();
-    for (HostTensor t : ScratchModel.weights(config, 3, TensorDtype.F32)) {
-      weights.put(t.name(), t);
-    }
     Map<String, Object> figures = new LinkedHashMap<>();
-    try (Qwen3Model model = Qwen3Model.create(config, weights, Device.cpu())) {
+    try (Qwen3Model model = ScratchModel.model(config, 3, Device.cpu())) {
       GenerationEngine.Options base = GenerationEngine.Options.defaults()
           .withKvBudget((long) budgetMb << 20, GenerationEngine.Options.DEFAULT_BLOCK_SIZE);
       Replay off = replay(model, base.withPrefixCache(false), workload, newTokens, out);

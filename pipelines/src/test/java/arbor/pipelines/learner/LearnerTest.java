@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import arbor.conf.LearnerSettings;
-import arbor.policy.files.HostTensor;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.ScratchModel;
@@ -35,11 +33,7 @@ class LearnerTest {
   private static final SparkSession spark = arbor.pipelines.spark.TestSpark.spark();
 
   private static Qwen3Model model() {
-    Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : ScratchModel.weights(CONFIG, 8, TensorDtype.F32)) {
-      m.put(t.name(), t);
-    }
-    return Qwen3Model.create(CONFIG, m, Device.cpu());
+    return ScratchModel.model(CONFIG, 8, Device.cpu());
   }
 
   private static float[] logProbs(Qwen3Model model, int[] prompt, int[] response) {

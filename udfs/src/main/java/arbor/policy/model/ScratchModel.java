@@ -1,5 +1,6 @@
 package arbor.policy.model;
 
+import ai.djl.Device;
 import arbor.policy.files.HostTensor;
 import arbor.policy.files.PolicyTokenizer;
 import arbor.policy.files.TensorDtype;
@@ -56,6 +57,11 @@ public final class ScratchModel {
         new ObjectMapper().writeValueAsString(Map.of("eos_token_id", List.of(imEnd),
             "temperature", 1.0, "top_p", 1.0)));
     return written;
+  }
+
+  /** A random model of {@code config} in memory, on {@code device}: {@link #weights} loaded. */
+  public static Qwen3Model model(ModelConfig config, long seed, Device device) {
+    return Qwen3Model.create(config, HfModelFolder.byName(weights(config, seed, TensorDtype.F32)), device);
   }
 
   /**

@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import arbor.conf.DjlPolicySettings.Matmul;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.ScratchModel;
 import arbor.policy.model.VectorLinear;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,8 +21,7 @@ class EngineMatmulTest {
 
   @BeforeAll
   static void load() {
-    model = Qwen3Model.create(CONFIG, ScratchModel.weights(CONFIG, 1, TensorDtype.F32)
-        .stream().collect(Collectors.toMap(t -> t.name(), t -> t)), Device.cpu());
+    model = ScratchModel.model(CONFIG, 1, Device.cpu());
   }
 
   @AfterAll

@@ -6,15 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import arbor.conf.LearnerSettings;
-import arbor.policy.files.HostTensor;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.ScratchModel;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PolicyUpdateTest {
@@ -24,11 +20,7 @@ class PolicyUpdateTest {
 
   /** A random tiny trainable policy (vocab 64, seed 4); other tests of this package reuse it. */
   static Qwen3Model model() {
-    Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : ScratchModel.weights(CONFIG, 4, TensorDtype.F32)) {
-      m.put(t.name(), t);
-    }
-    Qwen3Model model = Qwen3Model.create(CONFIG, m, Device.cpu());
+    Qwen3Model model = ScratchModel.model(CONFIG, 4, Device.cpu());
     model.setTrainable(true);
     return model;
   }

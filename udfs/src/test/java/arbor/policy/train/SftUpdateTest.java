@@ -6,14 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import arbor.policy.files.HostTensor;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.model.ModelConfig;
 import arbor.policy.model.Qwen3Model;
 import arbor.policy.model.ScratchModel;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SftUpdateTest {
@@ -21,11 +17,7 @@ class SftUpdateTest {
   private static final ModelConfig CONFIG = ModelConfig.qwen3(64, 32, 64, 2, 4, 2, 8, true);
 
   private static Qwen3Model model() {
-    Map<String, HostTensor> m = new HashMap<>();
-    for (HostTensor t : ScratchModel.weights(CONFIG, 7, TensorDtype.F32)) {
-      m.put(t.name(), t);
-    }
-    Qwen3Model model = Qwen3Model.create(CONFIG, m, Device.cpu());
+    Qwen3Model model = ScratchModel.model(CONFIG, 7, Device.cpu());
     model.setTrainable(true);
     return model;
   }

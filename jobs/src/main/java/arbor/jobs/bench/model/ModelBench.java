@@ -7,8 +7,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import arbor.conf.DjlPolicySettings.Matmul;
-import arbor.policy.files.HostTensor;
-import arbor.policy.files.TensorDtype;
 import arbor.policy.generate.GenerationEngine;
 import arbor.policy.generate.SamplingParams;
 import arbor.policy.kernels.TorchThreads;
@@ -455,11 +453,7 @@ public final class ModelBench {
 
   /** A model of config {@code c} with seeded random weights, on the CPU. */
   public static Qwen3Model randomModel(ModelConfig c) {
-    Map<String, HostTensor> w = new LinkedHashMap<>();
-    for (HostTensor t : ScratchModel.weights(c, 1, TensorDtype.F32)) {
-      w.put(t.name(), t);
-    }
-    return Qwen3Model.create(c, w, Device.cpu());
+    return ScratchModel.model(c, 1, Device.cpu());
   }
 
   /** Parameters that take part in a matmul per token: every layer's projections and the head. */
